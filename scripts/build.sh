@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# make build TOPIC=t: bzImage of topic t (base: the unpatched tree, medley:
+# all topics) from tinyconfig + guest/common.config + guest/<t>/config, in
+# one object folder per topic outside the repository, with ccache. One
+# kernel build at a time on this machine: builds take a lock.
+# Fails when an option a fragment asks for is not in the final .config.
+# Usage: build.sh TOPIC [SRC-TREE [OBJDIR]]   (the last two for per-patch builds)
+. "$(dirname "$0")/lib.sh"
+t=${1:?usage: build.sh TOPIC}
+check_topic "$t"
+src=${2:-}
+obj=${3:-$OBJ/$t}
+if [ -z "$src" ]; then
+	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
+	else src=$WORK/$t; [ -e "$src/.git" ] || bash "$REPO/scripts/import.sh" "$t"; fi
+fi
+mkdir -p "$obj" "$CCACHE_DIR"
+frags=("$REPO/guest/common.config")
+if [ "$t" = medley ]; then
+	for x in $TOPICS; do [ -f "$REPO/guest/$x/config" ] && frags+=("$REPO/guest/$x/config"); done
+elif [ -f "$REPO/guest/$t/config" ]; then
+	frags+=("$REPO/guest/$t/config")
+fi
+# The config is regenerated only when a fragment or the tree's Kconfig changed.
+want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
+exec 9>"$BUILD_LOCK"
+if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
+jobs=${JOBS:-$(nproc)}
+mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"; }
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.frag-sum" 2>/dev/null)" != "$want" ]; then
+	rm -f "$obj/.frag-sum"
+	mk tinyconfig >/dev/null
+	cat "${frags[@]}" >> "$obj/.config"
+	mk olddefconfig >/dev/null 2>&1
+	echo "$want" > "$obj/.frag-sum"
+fi
+mk olddefconfig >/dev/null
+# Every option a fragment asks for must be in the final .config.
+missing=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*) grep -qxF "$line" "$obj/.config" || { say "build: $t: $line did not survive (see $obj/.config)"; missing=1; } ;;
+	"# CONFIG_"*" is not set") grep -qxF "$line" "$obj/.config" || { say "build: $t: '$line' did not survive"; missing=1; } ;;
+	esac
+done < <(cat "${frags[@]}")
+[ $missing = 0 ] || die "config options missing for $t"
+start=$(date +%s)
+log=$obj/build.log
+say "build: $t in $obj (log: $log)"
+if [ -t 2 ] && [ -z "${CI:-}" ]; then
+	# A progress line on a terminal: objects done so far.
+	( make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" bzImage >"$log" 2>&1; echo $? > "$obj/.rc" ) &
+	pid=$!
+	while kill -0 $pid 2>/dev/null; do
+		printf '\r  %4ds  %5d objects compiled' $(( $(date +%s) - start )) "$(grep -c '^  CC ' "$log" 2>/dev/null || echo 0)" >&2
+		sleep 2
+	done
+	printf '\n' >&2
+	rc=$(cat "$obj/.rc")
+else
+	rc=0
+	make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" bzImage >"$log" 2>&1 || rc=$?
+fi
+if [ "$rc" != 0 ]; then
+	grep -E 'error|Error' "$log" | head -20 >&2
+	die "build of $t failed (log: $log)"
+fi
+say "build: $t done in $(( $(date +%s) - start ))s: $obj/arch/x86/boot/bzImage"

@@ -1,0 +1,28 @@
+# shellcheck shell=bash
+# Common settings for every script: where the caches live, which topics
+# exist, how to print. Sourced, never run.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}
+BASE=$CACHE/base            # git tree of the unpacked linux-source-6.12
+WORK=$CACHE/work            # one git worktree per topic
+OBJ=$CACHE/obj              # one object folder per topic (O=)
+OUT=${MM_OUT:-$REPO/out}    # every result a person or a machine reads
+TARBALL=${MM_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+TOPICS=${MM_TOPICS:-"try-alloc-pages defrag-mode kpromoted sksm"}
+BUILD_LOCK=$CACHE/build.lock
+export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+
+say()  { printf '%s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Valid values: a topic, "base" (unpatched), "medley" (all topics).
+check_topic() {
+	local t=$1 x
+	for x in $TOPICS base medley; do [ "$x" = "$t" ] && return 0; done
+	die "unknown topic '$t'; topics are: $TOPICS (and base, medley)"
+}
+
+base_version() { cat "$CACHE/base-version" 2>/dev/null || die "no base yet: run 'make base'"; }
+base_tag() { echo "v$(base_version)"; }
