@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""The pre-send checks of a series written by scripts/series.sh.
+
+    series-checks.py CHECK TOPIC
+
+CHECK is one of prefixes, recipients, base, tags, checkpatch; checks/series-<CHECK>
+calls this. The series checked is $MM_SERIES_DIR, else the highest
+out/series/<topic>/v<N>/. Prints one summary line, writes the details to
+out/checks/<topic>/series-<CHECK>.log, exits 0 on pass, 1 on failure, 2 when
+there is nothing to check.
+"""
+import email
+import email.policy
+import email.utils
+import fnmatch
+import glob
+import os
+import re
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.environ.get('MM_OUT') or os.path.join(REPO, 'out')
+CACHE = os.environ.get('MM_CACHE') or os.path.join(
+    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'mm-medley')
+GETM = ['--nogit', '--nogit-fallback', '--nogit-chief-penguins', '--norolestats']
+
+
+class Series:
+    def __init__(self, topic):
+        self.topic = topic
+        d = os.environ.get('MM_SERIES_DIR')
+        if not d:
+            cands = []
+            for p in glob.glob(os.path.join(OUT, 'series', topic, 'v*')):
+                m = re.fullmatch(r'v(\d+)', os.path.basename(p))
+                if m and os.path.isdir(p):
+                    cands.append((int(m.group(1)), p))
+            d = max(cands)[1] if cands else None
+        self.dir = d
+        m = re.search(r'/v(\d+)(\.new|\.rejected)?/?$', d or '')
+        self.revision = int(m.group(1)) if m else None
+        self.mails = []
+        for f in sorted(glob.glob(os.path.join(d, '*.eml'))) if d else []:
+            with open(f, 'rb') as fh:
+                msg = email.message_from_binary_file(fh, policy=email.policy.default)
+            self.mails.append((os.path.basename(f), msg))
+
+    def subject(self, msg):
+        return re.sub(r'\s+', ' ', str(msg.get('Subject', ''))).strip()
+
+    def body(self, msg):
+        part = msg.get_body(preferencelist=('plain',)) or msg
+        return part.get_content()
+
+    def counter(self, msg):
+        m = re.match(r'^\[([^]]*)\]', self.subject(msg))
+        if not m:
+            return None
+        c = re.search(r'(?:^|\s)(\d+)/(\d+)(?:\s|$)', m.group(1))
+        return (int(c.group(1)), int(c.group(2))) if c else None
+
+    def patches(self):
+        """Mails that carry a patch (every one but a 0/N cover)."""
+        out = []
+        for name, msg in self.mails:
+            c = self.counter(msg)
+            if c and c[0] == 0:
+                continue
+            out.append((name, msg))
+        return out
+
+    def cover(self):
+        for name, msg in self.mails:
+            c = self.counter(msg)
+            if c and c[0] == 0:
+                return name, msg
+        return self.mails[0] if len(self.mails) == 1 else (None, None)
+
+
+def tree_for(topic):
+    wt = os.path.join(CACHE, 'work', topic)
+    if os.path.exists(os.path.join(wt, 'scripts', 'get_maintainer.pl')):
+        return wt
+    return os.path.join(CACHE, 'base')
+
+
+def message_part(body):
+    """The commit message of a patch mail: up to the first '---' line."""
+    lines = []
+    for line in body.split('\n'):
+        if line.rstrip() == '---' or line.startswith('diff --git '):
+            break
+        lines.append(line)
+    return lines
+
+
+def check_prefixes(s, log):
+    errors = []
+    subjects = [(n, s.subject(m)) for n, m in s.mails]
+    parsed = []
+    for name, subj in subjects:
+        m = re.match(r'^\[([^]]*)\] (\S.*)$', subj)
+        if not m:
+            errors.append(f'{name}: subject has no [PATCH ...] prefix: {subj}')
+            continue
+        toks = m.group(1).split()
+        log.append(f'{name}: {subj}')
+        if not toks or toks[0] != 'PATCH':
+            errors.append(f'{name}: prefix does not start with PATCH: [{m.group(1)}]')
+        rev = 1
+        counter = None
+        extra = []
+        for tok in toks[1:]:
+            if re.fullmatch(r'v\d+', tok):
+                rev = int(tok[1:])
+            elif re.fullmatch(r'\d+/\d+', tok):
+                counter = tok
+            else:
+                extra.append(tok)
+        parsed.append((name, extra, rev, counter, toks))
+    if not parsed:
+        return errors + ['no mails']
+    extras = {tuple(p[1]) for p in parsed}
+    if len(extras) > 1:
+        errors.append('prefixes differ between mails: ' + '; '.join('[' + ' '.join(e) + ']' for e in sorted(extras)))
+    revs = {p[2] for p in parsed}
+    if len(revs) > 1:
+        errors.append(f'revisions differ between mails: {sorted(revs)}')
+    if s.revision and revs != {s.revision}:
+        errors.append(f'folder is v{s.revision} but subjects say v{sorted(revs)}')
+    for p in parsed:
+        if s.revision and s.revision > 1 and f'v{s.revision}' not in p[4]:
+            errors.append(f'{p[0]}: v{s.revision} missing from the prefix')
+        if p[4].count('PATCH') > 1:
+            errors.append(f'{p[0]}: PATCH twice in the prefix')
+        # order: PATCH, extra prefixes, vN, n/m
+        tail = [t for t in p[4] if re.fullmatch(r'v\d+|\d+/\d+', t)]
+        if p[4][len(p[4]) - len(tail):] != tail:
+            errors.append(f'{p[0]}: vN and n/m must come last in the prefix: [{" ".join(p[4])}]')
+    npatch = len(parsed) - (1 if any(p[3] and p[3].split('/')[0].strip('0') == '' for p in parsed) else 0)
+    counters = [p[3] for p in parsed]
+    if len(parsed) == 1:
+        if counters[0] not in (None, '1/1'):
+            errors.append(f'single patch numbered {counters[0]}')
+    else:
+        if None in counters:
+            errors.append('some mails have no n/m counter')
+        else:
+            totals = {c.split('/')[1] for c in counters}
+            if len(totals) != 1:
+                errors.append(f'totals differ: {sorted(totals)}')
+            total = int(next(iter(totals)))
+            nums = sorted(int(c.split('/')[0]) for c in counters)
+            if nums != list(range(0, total + 1)):
+                errors.append(f'numbers are {nums}, expected 0..{total} (cover 0/{total} + {total} patches)')
+            width = len(str(total))
+            for c in counters:
+                if len(c.split('/')[0]) != width:
+                    errors.append(f'counter {c} not padded to the width of {total}')
+            if total != npatch:
+                errors.append(f'{npatch} patches but numbered /{total}')
+    # the extra prefixes the cover letter file asks for
+    cl = os.path.join(REPO, 'cover-letters', s.topic)
+    if os.path.exists(cl) and len(extras) == 1:
+        first = open(cl, encoding='utf-8').readline().strip()
+        if first.startswith('['):
+            m = re.match(r'^\[([^]]*)\]', first)
+            want = [t for t in m.group(1).split()
+                    if t != 'PATCH' and not re.fullmatch(r'v\d+|\d+/\d+', t)]
+            got = list(next(iter(extras)))
+            if sorted(want) != sorted(got):
+                errors.append(f'cover-letters/{s.topic} asks for [{" ".join(want)}], the mails have [{" ".join(got)}]')
+    log.append(f'prefix: [PATCH {" ".join(next(iter(extras)))}], revision {sorted(revs)}, {len(parsed)} mails')
+    return errors
+
+
+def addrs(msg):
+    vals = []
+    for h in ('To', 'Cc'):
+        vals += [str(v) for v in msg.get_all(h, [])]
+    return {a.lower() for _, a in email.utils.getaddresses(vals) if a}
+
+
+def check_recipients(s, log):
+    errors = []
+    tree = tree_for(s.topic)
+    getm = os.path.join(tree, 'scripts', 'get_maintainer.pl')
+    if not os.path.exists(getm):
+        return [f'no scripts/get_maintainer.pl in {tree}']
+    for name, msg in s.patches():
+        path = os.path.join(s.dir, name)
+        cmd = ['perl', getm] + GETM + ['--m', '--l', '--nor', '--nos', '--nofixes', path]
+        res = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
+        if res.returncode != 0:
+            errors.append(f'{name}: get_maintainer.pl failed: {res.stderr.strip()[:200]}')
+            continue
+        want = {a.lower() for _, a in email.utils.getaddresses(res.stdout.split('\n')) if a}
+        have = addrs(msg)
+        missing = sorted(want - have)
+        log.append(f'{name}: get_maintainer.pl (maintainers, lists): {", ".join(sorted(want)) or "-"}')
+        log.append(f'{name}: To/Cc: {", ".join(sorted(have)) or "-"}')
+        if missing:
+            errors.append(f'{name}: To/Cc lacks {", ".join(missing)}')
+    if not s.patches():
+        errors.append('no patch mails')
+    return errors
+
+
+def check_base(s, log):
+    errors = []
+    with open(os.path.join(REPO, 'branches', 'BASE'), encoding='utf-8') as fh:
+        rec = fh.read().split()
+    want = rec[1] if len(rec) > 1 else None
+    name, msg = s.cover()
+    if not msg:
+        return ['no cover letter (0/N) in the series' if len(s.mails) > 1 else 'no mails']
+    body = s.body(msg)
+    found = re.findall(r'^base-commit: ([0-9a-f]{40})\s*$', body, flags=re.M)
+    log.append(f'{name}: base-commit lines: {found or "none"}; branches/BASE: {" ".join(rec)}')
+    if not found:
+        errors.append(f'{name}: no "base-commit: <40-hex sha>" line')
+    elif len(set(found)) > 1:
+        errors.append(f'{name}: several base-commit lines: {found}')
+    elif want and found[0] != want:
+        errors.append(f'{name}: base-commit {found[0][:12]} is not the recorded base {want[:12]} (branches/BASE)')
+    if len(s.mails) > 1 and not re.search(r'^change-id: \S+', body, flags=re.M):
+        errors.append(f'{name}: no change-id line')
+    return errors
+
+
+LORE_RE = re.compile(r'^https://lore\.kernel\.org/(r|all|[a-z0-9._-]+)/[^\s/<>]+@[^\s/<>]+/?$')
+
+
+def check_tags(s, log):
+    errors = []
+    for name, msg in s.patches():
+        for line in message_part(s.body(msg)):
+            m = re.match(r'^(link|fixes|closes)\s*:(.*)$', line, flags=re.I)
+            if not m:
+                continue
+            tag, val = m.group(1), m.group(2)
+            log.append(f'{name}: {line}')
+            canon = {'link': 'Link', 'fixes': 'Fixes', 'closes': 'Closes'}[tag.lower()]
+            if not line.startswith(canon + ': ') or val != ' ' + val.strip():
+                errors.append(f'{name}: write "{canon}: <value>" (one space, that case): {line}')
+                continue
+            val = val.strip()
+            if canon in ('Link', 'Closes'):
+                if not re.fullmatch(r'https?://\S+', val):
+                    errors.append(f'{name}: {canon}: not a single URL: {val}')
+                elif 'lore.kernel.org' in val and not LORE_RE.match(val):
+                    errors.append(f'{name}: {canon}: lore URL without a message-id '
+                                  f'(https://lore.kernel.org/r/<msgid>): {val}')
+                elif '%40' in val or '<' in val or '>' in val:
+                    errors.append(f'{name}: {canon}: message-id must be bare (no <>, no %40): {val}')
+            else:
+                if not re.fullmatch(r'[0-9a-f]{12,40} \("\S.*"\)', val):
+                    errors.append(f'{name}: Fixes: wants 12+ hex digits and ("subject") on one line: {val}')
+    if not s.patches():
+        errors.append('no patch mails')
+    return errors
+
+
+def exceptions(topic):
+    out = []
+    f = os.path.join(REPO, 'checks', 'exceptions', topic)
+    if os.path.exists(f):
+        for line in open(f, encoding='utf-8'):
+            parts = line.split(None, 2)
+            if len(parts) >= 2 and not line.startswith('#'):
+                out.append((parts[0], parts[1]))
+    return out
+
+
+def check_checkpatch(s, log):
+    errors = []
+    tree = tree_for(s.topic)
+    cp = os.path.join(tree, 'scripts', 'checkpatch.pl')
+    if not os.path.exists(cp):
+        return [f'no scripts/checkpatch.pl in {tree}']
+    exc = exceptions(s.topic)
+    patchfiles = sorted(glob.glob(os.path.join(REPO, 'branches', s.topic, '*.patch')))
+    for name, msg in s.patches():
+        path = os.path.join(s.dir, name)
+        res = subprocess.run(['perl', cp, '--strict', '--show-types', '--terse', '--no-summary', path],
+                             cwd=tree, capture_output=True, text=True)
+        c = s.counter(msg)
+        idx = c[0] if c else 1
+        pname = os.path.basename(patchfiles[idx - 1]) if 0 < idx <= len(patchfiles) else name
+        for line in res.stdout.splitlines():
+            m = re.search(r'(ERROR|WARNING|CHECK):([A-Z0-9_]+):', line)
+            if not m:
+                continue
+            typ = m.group(2)
+            if any(t == typ and (fnmatch.fnmatch(pname, g) or fnmatch.fnmatch(name, g)) for g, t in exc):
+                log.append(f'{name}: excepted ({pname} {typ}): {line}')
+                continue
+            errors.append(f'{pname}: {line.split(":", 1)[-1].strip()}')
+    if not s.patches():
+        errors.append('no patch mails')
+    return errors
+
+
+CHECKS = {
+    'prefixes': (check_prefixes, 'subject prefixes and numbering consistent'),
+    'recipients': (check_recipients, "To/Cc cover get_maintainer.pl's maintainers and lists"),
+    'base': (check_base, 'base-commit of the cover is the recorded base'),
+    'tags': (check_tags, 'Link:/Fixes: tags well-formed'),
+    'checkpatch': (check_checkpatch, 'checkpatch --strict clean on the mails'),
+}
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
+        sys.exit('usage: series-checks.py {%s} TOPIC' % ','.join(CHECKS))
+    check, topic = sys.argv[1], sys.argv[2]
+    name = f'series-{check}'
+    func, what = CHECKS[check]
+    logdir = os.path.join(OUT, 'checks', topic)
+    os.makedirs(logdir, exist_ok=True)
+    logf = os.path.join(logdir, name + '.log')
+    s = Series(topic)
+    log = [f'# {name} {topic}: {what}', f'# series: {s.dir}']
+    if not s.dir or not s.mails:
+        msg = f'{name}: {topic}: SKIP no series written (make series TOPIC={topic})'
+        open(logf, 'w').write('\n'.join(log + [msg]) + '\n')
+        print(msg)
+        sys.exit(2)
+    errors = func(s, log)
+    log += [f'FAIL: {e}' for e in errors]
+    if errors:
+        summary = f'{name}: {topic}: FAIL {len(errors)} problem(s): {errors[0]}' + (' ...' if len(errors) > 1 else '')
+    else:
+        summary = f'{name}: {topic}: PASS {what} ({len(s.mails)} mails, {os.path.relpath(s.dir, REPO)})'
+    log.append(summary)
+    with open(logf, 'w', encoding='utf-8') as fh:
+        fh.write('\n'.join(log) + '\n')
+    print(summary)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == '__main__':
+    main()

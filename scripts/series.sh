@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# make series TOPIC=t: write the topic as a mailing-list series with b4 0.12.
+#
+#   series.sh TOPIC [--force] [--send] [--no-import]
+#
+# 1. import the topic (scripts/import.sh: base + branches/t; the b4 cover
+#    commit is recreated from the tracking block of cover-letters/t and the
+#    sent/t-vN tags from cover-letters/t.sent/), or enroll it the first time
+#    (b4 prep --enroll <recorded base tag>);
+# 2. install cover-letters/t as the cover letter (subject, body; the
+#    [PREFIXES] of line 1 or the tracking data give b4's prefixes, vN in the
+#    subject forces the revision), b4 prep --auto-to-cc;
+# 3. scripts/check-series.sh t (refuse unless --force), then b4 send -o into
+#    out/series/t/v<N>/ (cover 0/N + N patches, .eml) and the series-* checks
+#    of checks/ on those files (refuse unless --force);
+# 4. write the tracking block back at the end of cover-letters/t.
+# --send also sends it for real through scripts/sendmail-local (local sink
+# out/mail/ and, if one runs, the local list of scripts/list.sh): b4 tags
+# sent/t-vN and moves to vN+1; the tag is saved in cover-letters/t.sent/.
+# The mail transport is always local (sendemail.smtpserver = sendmail-local).
+. "$(dirname "$0")/lib.sh"
+
+force= send= noimport=
+args=()
+for a in "$@"; do
+	case $a in
+	--force) force=1 ;;
+	--send) send=1 ;;
+	--no-import) noimport=1 ;;
+	-h|--help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $a (series.sh TOPIC [--force] [--send] [--no-import])" ;;
+	*) args+=("$a") ;;
+	esac
+done
+[ ${#args[@]} -eq 1 ] || die "usage: series.sh TOPIC [--force] [--send]; topics are: $TOPICS"
+t=${args[0]}
+check_topic "$t"
+case $t in base|medley) die "series takes a topic, one of: $TOPICS" ;; esac
+
+PY="/usr/bin/python3 $REPO/scripts/b4-cover.py"
+SENDER_NAME=${MM_SENDER_NAME:-mm-medley developers}
+SENDER_EMAIL=${MM_SENDER_EMAIL:-mm-medley@lists.example.org}
+# b4 (and the git it runs) with the project's identity and extra config
+# given as KEY=VALUE before "--": b4run [k=v...] -- b4-args...
+b4run() {
+	local kv=() i=2
+	while [ "$1" != -- ]; do kv+=("$1"); shift; done
+	shift
+	local env=(GIT_CONFIG_COUNT=$((2 + ${#kv[@]}))
+		GIT_CONFIG_KEY_0=user.name "GIT_CONFIG_VALUE_0=$SENDER_NAME"
+		GIT_CONFIG_KEY_1=user.email "GIT_CONFIG_VALUE_1=$SENDER_EMAIL")
+	for x in "${kv[@]+"${kv[@]}"}"; do
+		env+=("GIT_CONFIG_KEY_$i=${x%%=*}" "GIT_CONFIG_VALUE_$i=${x#*=}")
+		i=$((i + 1))
+	done
+	env "${env[@]}" b4 "$@"
+}
+B4=(b4run -- --offline-mode)
+cl=$REPO/cover-letters/$t
+MARK='--- b4-submit-tracking ---'
+shopt -s nullglob
+patches=("$REPO/branches/$t"/*.patch)
+[ ${#patches[@]} -gt 0 ] || die "$t has no patches in branches/$t/ yet"
+[ -s "$cl" ] || die "no cover letter: write cover-letters/$t (line 1 subject, blank line, body)"
+[ "$(sed -n 2p "$cl")" = "" ] || die "cover-letters/$t: line 2 must be blank (line 1 subject, blank, body)"
+t0=$(date +%s)
+
+# 1. import (or reuse the worktree as it is with --no-import)
+if [ -z "$noimport" ]; then
+	bash "$REPO/scripts/import.sh" "$t"
+fi
+wt=$WORK/$t
+[ -e "$wt/.git" ] || die "no worktree $wt: run 'make import TOPIC=$t'"
+cd "$wt"
+[ "$(git symbolic-ref -q --short HEAD)" = "$t" ] || die "$wt is not on branch $t"
+tag=$(base_tag)
+
+# Local transport, no signing, for b4 run here and by hand (repository config,
+# shared by every topic worktree of this base).
+git config sendemail.smtpserver "$REPO/scripts/sendmail-local"
+git config --unset-all sendemail.smtpserverport 2>/dev/null || true
+git config b4.send-no-patatt-sign yes
+git config b4.prep-cover-strategy commit
+git config b4.send-auto-to-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol"
+git config b4.send-auto-cc-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom"
+
+cover_commit() { git log --format=%H -F --grep="$MARK" --max-count=1 "$tag..HEAD"; }
+tracking() { git log -1 --format=%B "$(cover_commit)" | $PY commit-tracking; }
+
+# 2. enroll on the recorded base when the file has no tracking block yet
+if [ -z "$(cover_commit)" ]; then
+	say "series: $t: enrolling with b4 prep --enroll $tag"
+	"${B4[@]}" prep -e "$tag" >"$CACHE/series-$t.log" 2>&1 || { cat "$CACHE/series-$t.log" >&2; die "b4 prep --enroll failed"; }
+fi
+[ -n "$(cover_commit)" ] || die "no b4 cover commit after enrolling $t"
+[ "$(git rev-parse "$(cover_commit)~1")" = "$(git rev-parse "$tag^{commit}")" ] \
+	|| die "the b4 cover commit of $t is not on the recorded base $tag"
+
+# prefixes: [..] of line 1 win, else the tracking data, else "6.12"
+if [ "$(sed -n 1p "$cl" | cut -c1)" = "[" ]; then
+	prefixes=$($PY prefixes "$cl")
+else
+	prefixes=$($PY tracking "$cl" | $PY get prefixes)
+	[ -n "$($PY tracking "$cl")" ] || prefixes=6.12
+fi
+if [ "$(tracking | $PY get prefixes)" != "$prefixes" ]; then
+	# shellcheck disable=SC2086
+	"${B4[@]}" prep --set-prefixes ${prefixes:-""} >>"$CACHE/series-$t.log" 2>&1 || die "b4 prep --set-prefixes failed"
+fi
+srev=$($PY subject-revision "$cl")
+if [ -n "$srev" ] && [ "$srev" != "$(tracking | $PY get revision)" ]; then
+	"${B4[@]}" prep --force-revision "$srev" >>"$CACHE/series-$t.log" 2>&1 || die "b4 prep --force-revision failed"
+fi
+rev=$(tracking | $PY get revision)
+
+# cover text: subject without prefixes, body; b4 adds shortlog, diffstat,
+# base-commit and change-id when it writes the mails.
+text=$(mktemp); trap 'rm -f "$text"' EXIT
+$PY text "$cl" >"$text"
+if [ "$rev" -gt 1 ] && ! grep -qi "^Changes in v$rev" "$text"; then
+	prev=$((rev - 1))
+	link=$(tracking | $PY get history | /usr/bin/python3 -c 'import json,sys
+d=sys.stdin.read().strip(); h=json.loads(d) if d else {}
+print((h.get("v'$prev'") or ["(link to v'$prev')"])[-1])')
+	msg="cover-letters/$t is for v$rev but has no 'Changes in v$rev:' section; add one at the end of the body, e.g.:
+---
+Changes in v$rev:
+- <what changed, patch by patch>
+- Link to v$prev: https://lore.kernel.org/r/$link"
+	[ -n "$force" ] || die "$msg"
+	say "series: warning (--force): $msg"
+fi
+cp "$text" "$text.new"
+b4run core.editor="cp $text.new" -- --offline-mode prep --edit-cover >>"$CACHE/series-$t.log" 2>&1 || die "b4 prep --edit-cover failed"
+rm -f "$text.new"
+"${B4[@]}" prep --auto-to-cc >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 prep --auto-to-cc failed"; }
+
+# 3. checks, then the series as mails
+if [ -f "$REPO/scripts/check-series.sh" ]; then
+	if ! bash "$REPO/scripts/check-series.sh" "$t"; then
+		[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
+		say "series: check-series failed for $t; going on because of --force"
+	fi
+	cd "$wt"
+else
+	say "series: note: scripts/check-series.sh does not exist yet; skipped"
+fi
+
+dest=$OUT/series/$t/v$rev
+new=$dest.new
+rm -rf "$new" "$dest.rejected"
+mkdir -p "$new"
+"${B4[@]}" send --no-sign -o "$new" >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send -o failed"; }
+n=$(ls "$new"/*.eml 2>/dev/null | wc -l)
+[ "$n" -gt 0 ] || die "b4 send -o wrote nothing into $new"
+failed=
+for c in "$REPO"/checks/series-*; do
+	[ -x "$c" ] || continue
+	MM_SERIES_DIR=$new "$c" "$t" || failed="$failed $(basename "$c")"
+done
+if [ -n "$failed" ] && [ -z "$force" ]; then
+	mv "$new" "$dest.rejected"
+	die "series checks failed for $t:$failed (mails kept in $dest.rejected; logs in $OUT/checks/$t/; --force to override)"
+fi
+rm -rf "$dest"
+mv "$new" "$dest"
+[ -z "$failed" ] || say "series: checks failed:$failed (written anyway because of --force)"
+
+# 4. tracking block back into the cover letter file (only that block)
+tracking | $PY set-block "$cl"
+
+if [ -n "$send" ]; then
+	listdir=${MM_LIST_DIR:-}
+	if [ -z "$listdir" ] && [ -f "$CACHE/list/httpd.pid" ]; then listdir=$CACHE/list; fi
+	say "series: $t: sending v$rev through sendmail-local (sink $OUT/mail${listdir:+, list $listdir})"
+	yes '' | MM_MAIL_SINK=$OUT/mail MM_LIST_DIR=$listdir b4run -- send --no-sign \
+		>>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send failed"; }
+	git rev-parse -q --verify "refs/tags/sent/$t-v$rev" >/dev/null || die "b4 send did not tag sent/$t-v$rev"
+	bash "$REPO/scripts/sent-tags.sh" save "$t"
+	tracking | $PY set-block "$cl"
+	say "series: $t: sent v$rev (tag sent/$t-v$rev saved in cover-letters/$t.sent/); now at v$(tracking | $PY get revision)"
+fi
+say "series: $t v$rev: $n mails in ${dest#"$REPO"/} ($(( $(date +%s) - t0 )) s)"

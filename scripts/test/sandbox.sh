@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# Sourced by the tests and by scripts/roundtrip.sh: a throw-away copy of the
+# repository (scripts, checks, one topic) and of the cache (a shared clone of
+# the base, no worktrees), so nothing touches the real topic worktrees,
+# branches or cover letters.
+#
+#   sb_new DIR            DIR/repo + DIR/cache; exports MM_CACHE, MM_OUT,
+#                         SB_REPO, SB_SRC (the real repository)
+#   sb_topic TOPIC        copy branches/TOPIC, cover-letters/TOPIC(.sent) in
+#   sb_demo [TOPIC]       make a small demo topic (2 patches on mm/) in the
+#                         sandbox only; MM_TOPICS becomes that topic
+SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SB_REAL_CACHE=${SB_REAL_CACHE:-${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}}
+
+sb_new() {
+	local d=$1 ver
+	mkdir -p "$d/repo/branches" "$d/repo/cover-letters" "$d/cache"
+	cp -a "$SB_SRC/scripts" "$SB_SRC/checks" "$d/repo/"
+	cp "$SB_SRC/branches/BASE" "$d/repo/branches/"
+	[ -f "$SB_REAL_CACHE/base-version" ] || { echo "no base in $SB_REAL_CACHE: run 'make base'" >&2; return 1; }
+	ver=$(cat "$SB_REAL_CACHE/base-version")
+	git clone -q --shared --no-checkout "$SB_REAL_CACHE/base" "$d/cache/base"
+	# the clone also brings the real sent/* tags: drop them, the sandbox
+	# restores its own from cover-letters/<topic>.sent/
+	git -C "$d/cache/base" tag -l 'sent/*' | xargs -r git -C "$d/cache/base" tag -d >/dev/null
+	echo "$ver" >"$d/cache/base-version"
+	git -C "$d/repo" init -q 2>/dev/null || true
+	export MM_CACHE=$d/cache MM_OUT=$d/repo/out SB_REPO=$d/repo
+	unset MM_LIST_DIR
+}
+
+sb_topic() {
+	local t=$1
+	[ -d "$SB_SRC/branches/$t" ] && cp -a "$SB_SRC/branches/$t" "$SB_REPO/branches/"
+	[ -f "$SB_SRC/cover-letters/$t" ] && cp -a "$SB_SRC/cover-letters/$t" "$SB_REPO/cover-letters/"
+	[ -d "$SB_SRC/cover-letters/$t.sent" ] && cp -a "$SB_SRC/cover-letters/$t.sent" "$SB_REPO/cover-letters/"
+	[ -d "$SB_SRC/checks/exceptions" ] && mkdir -p "$SB_REPO/checks/exceptions"
+	return 0
+}
+
+# Two small, checkpatch-clean patches made with plumbing (no checkout).
+sb_demo() {
+	local t=${1:-demo} base tag idx prev blob c1 c2 tmp
+	export MM_TOPICS=$t
+	tag=v$(cat "$MM_CACHE/base-version")
+	base=$MM_CACHE/base
+	tmp=$(mktemp -d)
+	idx=$tmp/index
+	export GIT_AUTHOR_NAME="mm-medley developers" GIT_AUTHOR_EMAIL=mm-medley@lists.example.org
+	export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+	GIT_INDEX_FILE=$idx git -C "$base" read-tree "$tag"
+	git -C "$base" show "$tag:mm/ksm.c" | sed '0,/^#include/s//\/* Demo for the b4 round trip: this comment is all the patch does. *\/\n#include/' >"$tmp/ksm.c"
+	blob=$(git -C "$base" hash-object -w "$tmp/ksm.c")
+	GIT_INDEX_FILE=$idx git -C "$base" update-index --cacheinfo "100644,$blob,mm/ksm.c"
+	c1=$(printf '%s\n' "mm/ksm: note the b4 demo at the top of the file" "" \
+		"A comment only, so that the round trip of the submission tooling has" \
+		"a patch for the KSM maintainers to review." "" \
+		"Link: https://lore.kernel.org/r/20250101000000.1-demo@example.org" \
+		"Signed-off-by: mm-medley developers <mm-medley@lists.example.org>" |
+		git -C "$base" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$base" write-tree)" -p "$tag")
+	git -C "$base" show "$tag:mm/page_alloc.c" | sed '0,/^#include/s//\/* Demo for the b4 round trip: a second, independent comment. *\/\n#include/' >"$tmp/page_alloc.c"
+	blob=$(git -C "$base" hash-object -w "$tmp/page_alloc.c")
+	GIT_INDEX_FILE=$idx git -C "$base" update-index --cacheinfo "100644,$blob,mm/page_alloc.c"
+	c2=$(printf '%s\n' "mm/page_alloc: note the b4 demo at the top of the file" "" \
+		"A second comment-only patch, touching a file with other maintainers," \
+		"so that the To/Cc of the two patches differ." "" \
+		"Fixes: 0123456789ab (\"mm: a made-up upstream commit for the demo\")" \
+		"Signed-off-by: mm-medley developers <mm-medley@lists.example.org>" |
+		git -C "$base" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$base" write-tree)" -p "$c1")
+	mkdir -p "$SB_REPO/branches/$t"
+	git -C "$base" format-patch -q --zero-commit --no-signature --no-cover-letter --numbered \
+		--subject-prefix=PATCH --abbrev=12 -o "$SB_REPO/branches/$t" "$tag..$c2"
+	unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
+	cat >"$SB_REPO/cover-letters/$t" <<-EOF
+	[PATCH 6.12] mm: a demo series for the b4 round trip
+
+	This series exists only to exercise the submission tooling: two
+	comment-only patches on mm/ksm.c and mm/page_alloc.c.
+
+	Motivation: prove that b4 prep/send, the local list and b4 am agree.
+	Design: nothing to design.
+	Results: none, it changes no code.
+	EOF
+	rm -rf "$tmp"
+}
