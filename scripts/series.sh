@@ -74,6 +74,8 @@ wt=$WORK/$t
 cd "$wt"
 [ "$(git symbolic-ref -q --short HEAD)" = "$t" ] || die "$wt is not on branch $t"
 tag=$(base_tag)
+# sent/t-vN tags of earlier sends (import.sh may have done it already)
+bash "$REPO/scripts/sent-tags.sh" restore "$t"
 
 # Local transport, no signing, for b4 run here and by hand (repository config,
 # shared by every topic worktree of this base).
@@ -173,7 +175,7 @@ if [ -n "$send" ]; then
 	listdir=${MM_LIST_DIR:-}
 	if [ -z "$listdir" ] && [ -f "$CACHE/list/httpd.pid" ]; then listdir=$CACHE/list; fi
 	say "series: $t: sending v$rev through sendmail-local (sink $OUT/mail${listdir:+, list $listdir})"
-	yes '' | MM_MAIL_SINK=$OUT/mail MM_LIST_DIR=$listdir b4run -- send --no-sign \
+	printf '\n' | MM_MAIL_SINK=$OUT/mail MM_LIST_DIR=$listdir b4run -- send --no-sign \
 		>>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send failed"; }
 	git rev-parse -q --verify "refs/tags/sent/$t-v$rev" >/dev/null || die "b4 send did not tag sent/$t-v$rev"
 	bash "$REPO/scripts/sent-tags.sh" save "$t"
