@@ -9,6 +9,7 @@
 #   list.sh stop [DIR]     stop that httpd (by its recorded pid) and keep DIR
 #   list.sh url [DIR]      print http://127.0.0.1:PORT/all
 #   list.sh deliver [DIR]  one message on stdin -> archive (used by sendmail-local)
+#   list.sh has MSGID [DIR] exit 0 if the archive serves that message
 #   list.sh b4config [DIR] print git -c options pointing b4 at the archive
 #
 # Nothing listens beyond 127.0.0.1; the inbox and its config stay in DIR.
@@ -17,6 +18,11 @@
 LIST_ADDR=${MM_LIST_ADDR:-mm-medley-list@localhost}
 cmd=${1:-}
 [ $# -gt 0 ] && shift
+msgid=
+if [ "$cmd" = has ]; then
+	msgid=${1:?usage: list.sh has MSGID [DIR]}
+	shift
+fi
 dir=${1:-${MM_LIST_DIR:-$CACHE/list}}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
@@ -35,6 +41,15 @@ running() {
 }
 
 url() { echo "http://127.0.0.1:$(cat "$dir/port")/all"; }
+
+# HTTP GET without curl (python3 is a dependency anyway): 0 on status 200.
+http_ok() {
+	/usr/bin/python3 -c 'import sys, urllib.request
+try:
+    sys.exit(0 if urllib.request.urlopen(sys.argv[1], timeout=5).status == 200 else 1)
+except Exception:
+    sys.exit(1)' "$1"
+}
 
 init_inbox() {
 	[ -d "$dir/all" ] && return 0
@@ -61,7 +76,7 @@ start)
 				>>"$dir/httpd.log" 2>&1 </dev/null &
 			echo $! >"$dir/httpd.pid"
 			for _i in $(seq 1 50); do
-				if curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port/all/_/text/config/raw" 2>/dev/null; then
+				if http_ok "http://127.0.0.1:$port/all/_/text/config/raw"; then
 					ok=1; break
 				fi
 				running || break
@@ -99,6 +114,12 @@ deliver)
 	# mda takes one message, imports it and updates the search index.
 	ORIGINAL_RECIPIENT=$LIST_ADDR public-inbox-mda --no-precheck "$dir/all" \
 		|| die "public-inbox-mda refused the message (exit $?)"
+	;;
+has)
+	# list.sh has MSGID [DIR]: is that message served by the archive?
+	[ -f "$dir/port" ] || die "no list in $dir"
+	msgid=${msgid#<}; msgid=${msgid%>}
+	http_ok "$(url)/$msgid/raw"
 	;;
 b4config)
 	u=$(url)

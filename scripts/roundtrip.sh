@@ -94,7 +94,7 @@ missing=0 total=0
 for f in "$R"/out/mail/*.eml; do
 	id=$(sed -n '/^$/q; s/^[Mm]essage-[Ii][Dd]: *<\(.*\)>.*/\1/p' "$f" | head -1)
 	total=$((total + 1))
-	curl -fsS -o /dev/null "$URL/$id/raw" || { missing=$((missing + 1)); echo "# not archived: $id"; }
+	bash "$R/scripts/list.sh" has "$id" "$listdir" 2>>"$LOG" || { missing=$((missing + 1)); echo "# not archived: $id"; }
 done
 nexp=$(ls "$R/out/series/$t/v$rev"/*.eml | wc -l)
 [ "$total" -eq "$nexp" ] && [ "$missing" -eq 0 ] && [ -n "$cover_id" ] \
