@@ -293,6 +293,12 @@ def check_checkpatch(s, log):
             if not m:
                 continue
             typ = m.group(2)
+            if typ == 'UNKNOWN_COMMIT_ID':
+                # the base is one commit without history: every upstream
+                # commit a Fixes: names is "unknown" to it (series-tags
+                # checks the form of Fixes: instead)
+                log.append(f'{name}: ignored (base has no history): {line}')
+                continue
             if any(t == typ and (fnmatch.fnmatch(pname, g) or fnmatch.fnmatch(name, g)) for g, t in exc):
                 log.append(f'{name}: excepted ({pname} {typ}): {line}')
                 continue

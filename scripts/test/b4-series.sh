@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Tests of scripts/series.sh and checks/series-* (TAP). ~1 min: one real
+# series.sh run on a demo topic in a sandbox (scripts/test/sandbox.sh).
+set -u
+S=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$S/.." && pwd)
+T=$(mktemp -d)
+n=0 fails=0
+ok()    { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -3 "$T/log" | sed 's/^/# /'; fi; }
+trap 'rm -rf "$T"' EXIT
+BASESHA=$(awk '{print $2}' "$REPO/branches/BASE")
+
+# --- series.sh refusals (no side effects) ---
+unknown() { ! bash "$S/series.sh" no-such-topic >"$T/o" 2>&1 && grep -q "unknown topic 'no-such-topic'; topics are: " "$T/o"; }
+check "series.sh refuses an unknown topic and lists the topics" unknown
+check "series.sh refuses 'base'" bash -c "! bash '$S/series.sh' base >/dev/null 2>&1"
+nopatch() { ! MM_TOPICS=nopatch-x bash "$S/series.sh" nopatch-x >"$T/o" 2>&1 && grep -q "no patches" "$T/o"; }
+check "series.sh refuses a topic without patches" nopatch
+
+# --- the series checks on hand-made mails ---
+# mail NAME SUBJECT TO CC BODY-TAGS [EXTRA-LINE]
+mail() {
+	local f=$1 subj=$2 to=$3 cc=$4 tags=$5 extra=${6:-/* a comment */}
+	{
+		echo "From: mm-medley developers <mm-medley@lists.example.org>"
+		echo "Subject: $subj"
+		echo "Date: Thu, 03 Dec 2026 08:00:00 +0000"
+		echo "Message-Id: <$(basename "$f" .eml)-test@lists.example.org>"
+		[ -n "$to" ] && echo "To: $to"
+		[ -n "$cc" ] && echo "Cc: $cc"
+		echo
+		echo "Explain the change in a few words for the test."
+		echo
+		[ -n "$tags" ] && printf '%s\n' "$tags"
+		echo "Signed-off-by: mm-medley developers <mm-medley@lists.example.org>"
+		echo "---"
+		echo " mm/ksm.c | 1 +"
+		echo " 1 file changed, 1 insertion(+)"
+		echo
+		echo "diff --git a/mm/ksm.c b/mm/ksm.c"
+		echo "index 0123456789ab..0123456789ac 100644"
+		echo "--- a/mm/ksm.c"
+		echo "+++ b/mm/ksm.c"
+		echo "@@ -40,6 +40,7 @@"
+		echo " #include <linux/oom.h>"
+		echo " #include <linux/numa.h>"
+		echo " #include <linux/pagewalk.h>"
+		echo "+$extra"
+		echo " "
+		echo " #include <asm/tlbflush.h>"
+		echo " #include \"internal.h\""
+		echo "-- "
+		echo "2.39.5"
+	} >"$f"
+}
+cover() {
+	local f=$1 subj=$2 base=${3:-$BASESHA}
+	{
+		echo "From: mm-medley developers <mm-medley@lists.example.org>"
+		echo "Subject: $subj"
+		echo "Message-Id: <cover-test@lists.example.org>"
+		echo "To: Andrew Morton <akpm@linux-foundation.org>"
+		echo
+		echo "Cover text."
+		echo "---"
+		echo "base-commit: $base"
+		echo "change-id: 20261203-test-0123456789ab"
+	} >"$f"
+}
+TO="Andrew Morton <akpm@linux-foundation.org>"
+CC="linux-mm@kvack.org, linux-kernel@vger.kernel.org"
+LINK="Link: https://lore.kernel.org/r/20250101.1234-1-someone@example.org"
+FIX='Fixes: 0123456789ab ("mm: an upstream commit")'
+good() {
+	rm -rf "$1"; mkdir -p "$1"
+	cover "$1/0000-c.eml" "[PATCH 6.12 v2 0/2] mm: test series"
+	mail "$1/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "$LINK"
+	mail "$1/0002-b.eml" "[PATCH 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" "$FIX"
+}
+export MM_OUT=$T/out
+runc() { # runc CHECK DIR -> exit status of checks/series-CHECK on DIR
+	MM_SERIES_DIR=$2 "$REPO/checks/series-$1" t-test >"$T/o" 2>&1
+}
+D=$T/series/v2
+good "$D"
+for c in prefixes recipients base tags checkpatch; do
+	if runc "$c" "$D"; then ok "series-$c passes a good series"; else notok "series-$c passes a good series"; sed 's/^/# /' "$T/o"; fi
+done
+[ -s "$MM_OUT/checks/t-test/series-tags.log" ] && ok "series checks write out/checks/<topic>/<name>.log" || notok "no log in out/checks/t-test/"
+bad() { # bad CHECK WHAT: expects a failure of CHECK on $D
+	if runc "$1" "$D"; then notok "series-$1 fails on $2"; else ok "series-$1 fails on $2: $(cut -c1-110 "$T/o")"; fi
+	good "$D"
+}
+mail "$D/0002-b.eml" "[PATCH RFC 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "mixed prefixes"
+mail "$D/0002-b.eml" "[PATCH 6.12 v2 1/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a number used twice"
+mail "$D/0002-b.eml" "[PATCH 6.12 2/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a patch without v2"
+mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a wrong total"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "linux-kernel@vger.kernel.org" ""; bad recipients "linux-mm missing from Cc"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "" "$CC" ""; bad recipients "the maintainer missing"
+cover "$D/0000-c.eml" "[PATCH 6.12 v2 0/2] mm: test series" 0123456789abcdef0123456789abcdef01234567; bad base "a foreign base-commit"
+sed -i '/^base-commit/d' "$D/0000-c.eml"; bad base "no base-commit"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'Fixes: 0123abc ("mm: short")'; bad tags "a Fixes: with 7 hex digits"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'Fixes: 0123456789ab mm: no quotes'; bad tags "a Fixes: without (\"subject\")"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'Link: https://lore.kernel.org/linux-mm/'; bad tags "a lore Link: without message-id"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'link:https://lore.kernel.org/r/a@b'; bad tags "a malformed link: tag"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "" \
+	"static int a_rather_long_name_for_a_test_variable_that_goes_on_and_on_and_on = 1; /* well beyond the limit */"
+bad checkpatch "a line over the column limit"
+
+# --- series.sh end to end on a sandbox demo topic ---
+(
+	export SB_SRC=$REPO
+	. "$S/test/sandbox.sh"
+	sb_new "$T/sb" >/dev/null 2>&1 || exit 3
+	sb_demo demo
+	R=$SB_REPO
+	mv "$R/cover-letters/demo" "$T/cover"
+	nocover() { ! bash "$R/scripts/series.sh" demo >"$T/o" 2>&1 && grep -q "no cover letter" "$T/o"; }
+	if nocover; then echo "ok - series.sh refuses a topic without a cover letter"; else echo "not ok - series.sh refuses a topic without a cover letter"; fi
+	mv "$T/cover" "$R/cover-letters/demo"
+	printf '#!/bin/sh\necho "check-series: $1: FAIL (test stub)"\nexit 1\n' >"$R/scripts/check-series.sh"
+	if ! bash "$R/scripts/series.sh" demo >"$T/o" 2>&1 && grep -q "check-series failed for demo" "$T/o" && [ ! -d "$R/out/series/demo/v1" ]; then
+		echo "ok - series.sh refuses when check-series fails, writes nothing"
+	else
+		echo "not ok - series.sh refuses when check-series fails"; sed 's/^/# /' "$T/o" | tail -5
+	fi
+	if bash "$R/scripts/series.sh" demo --force >"$T/o" 2>&1 && [ "$(ls "$R/out/series/demo/v1"/*.eml | wc -l)" = 3 ]; then
+		echo "ok - series.sh --force writes cover 0/2 + 2 patches into out/series/demo/v1/"
+	else
+		echo "not ok - series.sh --force writes out/series/demo/v1/"; sed 's/^/# /' "$T/o" | tail -8
+	fi
+	c0=$(ls "$R/out/series/demo/v1"/0000-*.eml 2>/dev/null)
+	if grep -q '^Subject: \[PATCH 6.12 0/2\] mm: a demo series' "$c0" && grep -q "^base-commit: $BASESHA" "$c0" &&
+		grep -q '^ 2 files changed' "$c0" && grep -q '^mm-medley developers (2):' "$c0"; then
+		echo "ok - cover: prefix from cover-letters/demo, generated shortlog, diffstat and base-commit"
+	else
+		echo "not ok - cover letter content"; head -30 "$c0" | sed 's/^/# /'
+	fi
+	if grep -q -- '--- b4-submit-tracking ---' "$R/cover-letters/demo" && grep -q '"change-id": "' "$R/cover-letters/demo"; then
+		echo "ok - tracking block (change-id, revision, prefixes) written at the end of cover-letters/demo"
+	else
+		echo "not ok - tracking block in cover-letters/demo"
+	fi
+	cid=$(sed -n 's/.*"change-id": "\(.*\)".*/\1/p' "$R/cover-letters/demo")
+	wt=$MM_CACHE/work/demo
+	git -C "$wt" config sendemail.smtpserver | grep -q '/scripts/sendmail-local$' \
+		&& echo "ok - the imported branch sends through sendmail-local (sendemail.smtpserver)" \
+		|| echo "not ok - sendemail.smtpserver is '$(git -C "$wt" config sendemail.smtpserver)'"
+	# a fresh import restores the same change-id and revision
+	bash "$R/scripts/import.sh" demo >/dev/null 2>&1
+	info=$(cd "$wt" && b4 --offline-mode prep --show-info 2>/dev/null)
+	if printf '%s\n' "$info" | grep -qx "change-id: $cid" && printf '%s\n' "$info" | grep -qx "revision: 1"; then
+		echo "ok - re-import restores change-id $cid and revision 1 (b4 prep --show-info)"
+	else
+		echo "not ok - re-import restores the change-id"; printf '%s\n' "$info" | sed 's/^/# /'
+	fi
+) >"$T/e2e" 2>>"$T/log"
+while read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) notok "${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done <"$T/e2e"
+echo "1..$n"
+[ "$fails" -eq 0 ]
