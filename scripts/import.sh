@@ -22,6 +22,8 @@ git am --abort >/dev/null 2>&1 || true
 git checkout -q -f --detach "$tag"
 git clean -q -fdx
 git checkout -q -B "$t" "$tag"
+# b4's sent tags of earlier revisions (sent/<t>-vN), kept in cover-letters/<t>.sent/
+[ -d "$REPO/cover-letters/$t.sent" ] && bash "$REPO/scripts/sent-tags.sh" restore "$t"
 shopt -s nullglob
 patches=("$REPO/branches/$t"/*.patch)
 [ ${#patches[@]} -gt 0 ] || { say "import: $t has no patches yet; branch $t = $tag"; exit 0; }
