@@ -9,8 +9,9 @@
 # free port> and stopped at the end. The topic's real worktree, branch and
 # cover letter are never touched.
 #
-#  1 series.sh --send: b4 prep + send -o + a real b4 send through
+#  1 series.sh --send (--skip-check-series: make check-series does those): b4 prep + send -o + a real b4 send through
 #    sendmail-local into the list; sent/TOPIC-vN tagged and saved
+#    + the series-* checks on the mails written
 #  2 every mail of the series is in the archive
 #  3 fresh clone of the base, b4 am <cover msgid> from the archive
 #    (b4.midmask), git am: same tree hash as the topic branch
@@ -78,7 +79,7 @@ export MM_SENDER_NAME="mm-medley developers" MM_SENDER_EMAIL=mm-medley@lists.exa
 ident=(-c user.name="$MM_SENDER_NAME" -c user.email="$MM_SENDER_EMAIL")
 
 # 1. series + real send into the list
-if run bash "$R/scripts/series.sh" "$t" --force --send; then
+if run bash "$R/scripts/series.sh" "$t" --force --send --skip-check-series; then
 	rev=$(( $(tracking | $PY get revision) - 1 ))
 	ok "series.sh $t --send: v$rev written to out/series/$t/v$rev and sent through sendmail-local"
 else
@@ -87,6 +88,11 @@ fi
 git -C "$wt" rev-parse -q --verify "refs/tags/sent/$t-v$rev" >/dev/null && [ -s "$R/cover-letters/$t.sent/v$rev.mbox" ] \
 	&& ok "sent/$t-v$rev tagged and saved in cover-letters/$t.sent/" \
 	|| notok "sent/$t-v$rev tagged and saved in cover-letters/$t.sent/"
+# the pre-send checks on the mails as written (series.sh ran them with --force)
+for c in "$R"/checks/series-*; do
+	line=$(MM_SERIES_DIR="$R/out/series/$t/v$rev" "$c" "$t" 2>>"$LOG")
+	case $? in 0) ok "$line" ;; *) notok "$line" ;; esac
+done
 cover_id=$(tracking | $PY get history | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["v'$rev'"][-1])' 2>/dev/null)
 
 # 2. all mails archived
@@ -197,7 +203,7 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 	head += f'\n---\nChanges in v{nrev}:\n- roundtrip: changed the last patch\n- Link to v{rev}: {link}\n\n'
 	open(path, 'w').write(head + block)
 	EOF
-	if run bash "$R/scripts/series.sh" "$t" --force; then
+	if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
 		d=$R/out/series/$t/v$nrev
 		c0=$(ls "$d"/*.eml | head -1)
 		if grep -q "^Subject: \[PATCH.* v$nrev " "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then

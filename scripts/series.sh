@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make series TOPIC=t: write the topic as a mailing-list series with b4 0.12.
 #
-#   series.sh TOPIC [--force] [--send] [--no-import]
+#   series.sh TOPIC [--force] [--send] [--no-import] [--skip-check-series]
 #
 # 1. import the topic (scripts/import.sh: base + branches/t; the b4 cover
 #    commit is recreated from the tracking block of cover-letters/t and the
@@ -14,19 +14,21 @@
 #    out/series/t/v<N>/ (cover 0/N + N patches, .eml) and the series-* checks
 #    of checks/ on those files (refuse unless --force);
 # 4. write the tracking block back at the end of cover-letters/t.
+# --skip-check-series (roundtrip.sh) does not run check-series (builds).
 # --send also sends it for real through scripts/sendmail-local (local sink
 # out/mail/ and, if one runs, the local list of scripts/list.sh): b4 tags
 # sent/t-vN and moves to vN+1; the tag is saved in cover-letters/t.sent/.
 # The mail transport is always local (sendemail.smtpserver = sendmail-local).
 . "$(dirname "$0")/lib.sh"
 
-force= send= noimport=
+force= send= noimport= nocheck=
 args=()
 for a in "$@"; do
 	case $a in
 	--force) force=1 ;;
 	--send) send=1 ;;
 	--no-import) noimport=1 ;;
+	--skip-check-series) nocheck=1 ;;
 	-h|--help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $a (series.sh TOPIC [--force] [--send] [--no-import])" ;;
 	*) args+=("$a") ;;
@@ -138,7 +140,9 @@ rm -f "$text.new"
 "${B4[@]}" prep --auto-to-cc >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 prep --auto-to-cc failed"; }
 
 # 3. checks, then the series as mails
-if [ -f "$REPO/scripts/check-series.sh" ]; then
+if [ -n "$nocheck" ]; then
+	say "series: check-series skipped (--skip-check-series); the series-* checks still run"
+elif [ -f "$REPO/scripts/check-series.sh" ]; then
 	if ! bash "$REPO/scripts/check-series.sh" "$t"; then
 		[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
 		say "series: check-series failed for $t; going on because of --force"
