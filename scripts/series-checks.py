@@ -331,6 +331,7 @@ def main():
     if not s.dir or not s.mails:
         msg = f'{name}: {topic}: SKIP no series written (make series TOPIC={topic})'
         open(logf, 'w').write('\n'.join(log + [msg]) + '\n')
+        open(os.path.join(logdir, name + '.tsv'), 'w').write('series\t-\tno series written\n')
         print(msg)
         sys.exit(2)
     errors = func(s, log)
@@ -342,6 +343,10 @@ def main():
     log.append(summary)
     with open(logf, 'w', encoding='utf-8') as fh:
         fh.write('\n'.join(log) + '\n')
+    # one row for the table of scripts/check-series.sh (checks/common.sh)
+    with open(os.path.join(logdir, name + '.tsv'), 'w', encoding='utf-8') as fh:
+        note = errors[0] if errors else what
+        fh.write(f"series\t{'FAIL' if errors else 'ok'}\t{note[:100]}\n")
     print(summary)
     sys.exit(1 if errors else 0)
 
