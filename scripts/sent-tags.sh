@@ -18,7 +18,7 @@ check_topic "$t"
 wt=$WORK/$t
 dir=$REPO/cover-letters/$t.sent
 [ -e "$wt/.git" ] || die "no worktree for $t: run 'make import TOPIC=$t'"
-cd "$wt"
+cd "$wt" || exit 1
 ident=(-c user.name=mm-medley -c user.email=mm-medley@localhost)
 
 case $cmd in

@@ -21,7 +21,7 @@
 # The mail transport is always local (sendemail.smtpserver = sendmail-local).
 . "$(dirname "$0")/lib.sh"
 
-force= send= noimport= nocheck=
+force='' send='' noimport='' nocheck=''
 args=()
 for a in "$@"; do
 	case $a in
@@ -73,7 +73,7 @@ if [ -z "$noimport" ]; then
 fi
 wt=$WORK/$t
 [ -e "$wt/.git" ] || die "no worktree $wt: run 'make import TOPIC=$t'"
-cd "$wt"
+cd "$wt" || exit 1
 [ "$(git symbolic-ref -q --short HEAD)" = "$t" ] || die "$wt is not on branch $t"
 tag=$(base_tag)
 # sent/t-vN tags of earlier sends (import.sh may have done it already)
@@ -147,7 +147,7 @@ elif [ -f "$REPO/scripts/check-series.sh" ]; then
 		[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
 		say "series: check-series failed for $t; going on because of --force"
 	fi
-	cd "$wt"
+	cd "$wt" || exit 1
 else
 	say "series: note: scripts/check-series.sh does not exist yet; skipped"
 fi
