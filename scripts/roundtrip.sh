@@ -27,13 +27,15 @@ set +e
 t=${1:?usage: roundtrip.sh TOPIC [--keep]}
 keep=
 [ "${2:-}" = --keep ] && keep=1
+# A failure before the round trip starts is still one TAP result.
+tapdie() { echo "not ok 1 - roundtrip $t: $*"; echo "1..1"; exit 1; }
 if [ "$t" != demo ]; then
-	check_topic "$t"
-	case $t in base|medley) die "roundtrip takes a topic: $TOPICS" ;; esac
-	[ -n "$(ls "$REPO/branches/$t"/*.patch 2>/dev/null)" ] || die "$t has no patches in branches/$t/"
-	[ -s "$REPO/cover-letters/$t" ] || die "$t has no cover letter (cover-letters/$t)"
+	(check_topic "$t") 2>/dev/null || tapdie "unknown topic; topics are: $TOPICS (or demo)"
+	case $t in base|medley) tapdie "roundtrip takes a topic: $TOPICS" ;; esac
+	[ -n "$(ls "$REPO/branches/$t"/*.patch 2>/dev/null)" ] || tapdie "no patches in branches/$t/"
+	[ -s "$REPO/cover-letters/$t" ] || tapdie "no cover letter (cover-letters/$t)"
 fi
-bash "$REPO/scripts/base.sh" >/dev/null 2>&1 || die "no base: run 'make base'"
+bash "$REPO/scripts/base.sh" >/dev/null 2>&1 || tapdie "no base: run 'make base'"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mm-roundtrip-$t.XXXXXX")
 SB_REAL_CACHE=$CACHE
