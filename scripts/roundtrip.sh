@@ -13,7 +13,7 @@
 #    sendmail-local into the list; sent/TOPIC-vN tagged and saved
 #    + the series-* checks on the mails written
 #  2 every mail of the series is in the archive
-#  3 fresh clone of the base, b4 am <cover msgid> from the archive
+#  3 fresh clone of the base (sparse: the folders the topic touches), b4 am <cover msgid> from the archive
 #    (b4.midmask), git am: same tree hash as the topic branch
 #  4 a Reviewed-by: reply sent to the list; b4 trailers -u puts it in the
 #    right patch, and only there
@@ -52,6 +52,7 @@ cleanup() {
 	if [ -n "$keep" ]; then echo "# kept $T"; else rm -rf "$T"; fi
 }
 trap cleanup EXIT
+sb_worktree "$t" >/dev/null 2>&1 || tapdie "could not make a sparse worktree of the base in $T"
 t0=$(date +%s)
 n=0 fails=0
 ok()    { n=$((n + 1)); echo "ok $n - $*"; }
@@ -112,7 +113,7 @@ nexp=$(ls "$R/out/series/$t/v$rev"/*.eml | wc -l)
 # 3. fresh clone, b4 am, git am, same tree
 fresh=$T/fresh
 tag=v$(cat "$MM_CACHE/base-version")
-if run git clone -q --shared "$base" "$fresh" && run git -C "$fresh" checkout -q --detach "$tag"; then
+if run git clone -q --shared --no-checkout "$base" "$fresh" && run sb_sparse "$fresh" "$t"; then
 	for kv in "${B4CFG[@]}"; do git -C "$fresh" config "${kv%%=*}" "${kv#*=}"; done
 	mkdir -p "$T/am"
 	if (cd "$fresh" && run b4 am -o "$T/am" "$cover_id") && mbx=$(ls "$T/am"/*.mbx 2>/dev/null | head -1) && [ -n "$mbx" ] \

@@ -115,6 +115,7 @@ bad checkpatch "a line over the column limit"
 	. "$S/test/sandbox.sh"
 	sb_new "$T/sb" >/dev/null 2>&1 || exit 3
 	sb_demo demo
+	sb_worktree demo >/dev/null 2>&1 || exit 3
 	R=$SB_REPO
 	mv "$R/cover-letters/demo" "$T/cover"
 	nocover() { ! bash "$R/scripts/series.sh" demo >"$T/o" 2>&1 && grep -q "no cover letter" "$T/o"; }

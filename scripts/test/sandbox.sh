@@ -9,6 +9,13 @@
 #   sb_topic TOPIC        copy branches/TOPIC, cover-letters/TOPIC(.sent) in
 #   sb_demo [TOPIC]       make a small demo topic (2 patches on mm/) in the
 #                         sandbox only; MM_TOPICS becomes that topic
+#   sb_sparse DIR TOPIC   make DIR a sparse checkout (git cone mode) of the
+#                         base: the folders the topic's patches touch, scripts/
+#                         and what get_maintainer.pl wants to see; a full
+#                         kernel checkout (and its removal) takes minutes on a
+#                         busy machine, this takes seconds
+#   sb_worktree TOPIC     the topic's worktree as such a sparse checkout
+#                         (import.sh then reuses it)
 SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 SB_REAL_CACHE=${SB_REAL_CACHE:-${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}}
 
@@ -82,4 +89,30 @@ sb_demo() {
 	Results: none, it changes no code.
 	EOF
 	rm -rf "$tmp"
+}
+
+sb_sparse_dirs() {
+	local t=$1
+	{
+		cat "$SB_REPO/branches/$t"/*.patch 2>/dev/null |
+			sed -n 's|^diff --git a/\([^ ]*\) b/\([^ ]*\)$|\1\n\2|p' |
+			while read -r f; do d=$(dirname "$f"); [ "$d" = . ] || echo "$d"; done
+		# get_maintainer.pl checks that these folders exist (top_of_kernel_tree)
+		printf '%s\n' scripts Documentation/mm arch/x86/mm include/linux/sched drivers/base \
+			fs/proc init ipc kernel/sched lib/math mm
+	} | sort -u
+}
+
+sb_sparse() {
+	local dir=$1 t=$2 tag
+	tag=v$(cat "$MM_CACHE/base-version")
+	# shellcheck disable=SC2046
+	git -C "$dir" sparse-checkout set --cone $(sb_sparse_dirs "$t") &&
+		git -C "$dir" checkout -q -f --detach "$tag"
+}
+
+sb_worktree() {
+	local t=$1 tag wt=$MM_CACHE/work/$1
+	tag=v$(cat "$MM_CACHE/base-version")
+	git -C "$MM_CACHE/base" worktree add -q --no-checkout --detach "$wt" "$tag" && sb_sparse "$wt" "$t"
 }
