@@ -1,0 +1,27 @@
+# shellcheck shell=bash
+# Sourced by every check. A check is run as `checks/<name> TOPIC`; it
+# exits 0 (pass) or non-zero (fail), prints a one-line summary, writes its
+# log to out/checks/<topic>/<name>.log and one row per patch to
+# out/checks/<topic>/<name>.tsv ("<patch#|series>\t<ok|FAIL|ok*|->\t<note>")
+# for the table of scripts/check-series.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+CHECK=$(basename "$0")
+T=${1:?usage: checks/$CHECK TOPIC}
+check_topic "$T"
+CDIR=$OUT/checks/$T
+mkdir -p "$CDIR"
+LOG=$CDIR/$CHECK.log
+TSV=$CDIR/$CHECK.tsv
+: > "$LOG"; : > "$TSV"
+shopt -s nullglob
+PATCHES=("$REPO/branches/$T"/*.patch)
+NP=${#PATCHES[@]}
+[ "$NP" -gt 0 ] || { echo "$CHECK: $T has no patches"; echo "series	FAIL	no patches" > "$TSV"; exit 1; }
+row() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"; }
+log() { printf '%s\n' "$*" >> "$LOG"; }
+# A scratch tree of the topic (base + all patches) that check-series made.
+scratch() { bash "$REPO/scripts/at-patch.sh" "$T" "$NP"; }
+# Files the series changes (paths in the tree), optionally filtered by a regex.
+changed_files() {
+	cat "${PATCHES[@]}" | sed -n 's|^+++ b/||p' | sort -u | grep -E "${1:-.}" || true
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# make boot TOPIC=t: build (if needed) and boot topic t in QEMU (TCG), run its
+# guest tests and the KUnit suites built in, print the results and a closing
+# "N passed, N failed". A panic, oops, BUG, WARNING, lockdep splat or a hang
+# fails the run; the console log is kept in out/boot/<t>/.
+# Usage: boot.sh TOPIC [test|shell|bench] [LABEL] [extra kernel cmdline...]
+#   TOPIC may be t@N: the topic built at its Nth patch (benchmarks).
+. "$(dirname "$0")/lib.sh"
+t=${1:-medley}; mode=${2:-test}; label=${3:-$t}; shift $(( $# > 3 ? 3 : $# ))
+extra=$*
+kernel=$t
+n=
+case $t in *@*) n=${t#*@}; t=${t%@*} ;; esac
+check_topic "$t"
+case $mode in test|shell|bench) ;; *) die "mode must be test, shell or bench" ;; esac
+
+# Which topics' payloads go in, and where the kernel comes from.
+if [ "$t" = medley ]; then payload="$TOPICS"; elif [ "$t" = base ]; then payload=""; else payload=$t; fi
+[ "$mode" = test ] && payload="$payload peer"
+src=$WORK/$t obj=$OBJ/$kernel
+[ "$t" = base ] && src=$BASE
+if [ -n "$n" ]; then
+	bash "$REPO/scripts/at-patch.sh" "$t" "$n" >/dev/null
+	src=$WORK/$kernel
+fi
+bash "$REPO/scripts/build.sh" "$t" ${n:+"$src" "$obj"}
+
+outdir=$OUT/boot/$kernel
+[ "$mode" = bench ] && outdir=$OUT/bench/${t}/boot-$label
+mkdir -p "$outdir"
+img=$obj/initramfs.cpio.gz
+# shellcheck disable=SC2086
+bash "$REPO/scripts/initramfs.sh" "$src" "$obj" "$img" $payload
+
+# QEMU topology: the topic's guest/<t>/qemu, or for the medley kpromoted's
+# (the tiered NUMA machine), else 2 CPUs and 2 GiB.
+qargs="-m 2G -smp 2"
+qfile=$REPO/guest/$t/qemu
+[ "$t" = medley ] && qfile=$REPO/guest/kpromoted/qemu
+[ -f "$qfile" ] && qargs=$(grep -v '^#' "$qfile" | tr '\n' ' ')
+topics_arg=$(echo $payload | tr ' ' ,)
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=6 medley.mode=$mode medley.topics=$topics_arg medley.label=$label $extra"
+timeout=${BOOT_TIMEOUT:-1800}
+
+if [ "$mode" = shell ]; then
+	say "boot: $kernel interactive: the guest shell is on this terminal; 'poweroff -f' leaves (Ctrl-A X kills QEMU)"
+	# shellcheck disable=SC2086
+	exec qemu-system-x86_64 -accel tcg -nographic -no-reboot $qargs \
+		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" -append "$cmdline"
+fi
+
+console=$outdir/console.log results=$outdir/results.txt
+rm -f "$console" "$results"
+say "boot: $kernel ($mode) - console: $console (timeout ${timeout}s)"
+start=$(date +%s)
+rc=0
+# shellcheck disable=SC2086
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel tcg -display none -no-reboot \
+	-monitor none $qargs -kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" \
+	-append "$cmdline" -serial "file:$console" -serial "file:$results" </dev/null &
+qpid=$!
+if [ -t 2 ] && [ -z "${CI:-}" ]; then
+	while kill -0 $qpid 2>/dev/null; do
+		printf '\r  %4ds  %s' $(( $(date +%s) - start )) "$(tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1 | cut -c1-60)" >&2
+		printf '\033[K' >&2
+		sleep 2
+	done
+	printf '\n' >&2
+fi
+wait $qpid || rc=$?
+secs=$(( $(date +%s) - start ))
+[ $rc = 124 ] && say "boot: $kernel: TIMEOUT after ${timeout}s (hang)"
+say "boot: $kernel finished in ${secs}s"
+if [ "$mode" = bench ]; then
+	grep -aq MEDLEY-DONE "$results" || { tail -30 "$console" >&2; die "bench boot $kernel did not complete (console: $console)"; }
+	/usr/bin/python3 "$REPO/scripts/results.py" --splat-only "$console" || die "splat during bench boot $kernel (console: $console)"
+	exit 0
+fi
+/usr/bin/python3 "$REPO/scripts/results.py" --name "$kernel" --json "$outdir/results.json" "$console" "$results"
