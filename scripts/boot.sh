@@ -17,6 +17,8 @@ case $mode in test|shell|bench) ;; *) die "mode must be test, shell or bench" ;;
 # Which topics' payloads go in, and where the kernel comes from.
 if [ "$t" = medley ]; then payload="$TOPICS"; elif [ "$t" = base ]; then payload=""; else payload=$t; fi
 [ "$mode" = test ] && payload="$payload peer"
+# A benchmark runs one topic's payload on whatever kernel the plan names.
+if [ "$mode" = bench ]; then payload=${BENCH_TOPIC:?bench mode needs BENCH_TOPIC}; fi
 src=$WORK/$t obj=$OBJ/$kernel
 [ "$t" = base ] && src=$BASE
 if [ -n "$n" ]; then
@@ -26,7 +28,7 @@ fi
 bash "$REPO/scripts/build.sh" "$t" ${n:+"$src" "$obj"}
 
 outdir=$OUT/boot/$kernel
-[ "$mode" = bench ] && outdir=$OUT/bench/${t}/boot-$label
+[ "$mode" = bench ] && outdir=$OUT/bench/$BENCH_TOPIC/boot-$label
 mkdir -p "$outdir"
 img=$obj/initramfs.cpio.gz
 # shellcheck disable=SC2086
@@ -35,7 +37,7 @@ bash "$REPO/scripts/initramfs.sh" "$src" "$obj" "$img" $payload
 # QEMU topology: the topic's guest/<t>/qemu, or for the medley kpromoted's
 # (the tiered NUMA machine), else 2 CPUs and 2 GiB.
 qargs="-m 2G -smp 2"
-qfile=$REPO/guest/$t/qemu
+qfile=$REPO/guest/${BENCH_TOPIC:-$t}/qemu
 [ "$t" = medley ] && qfile=$REPO/guest/kpromoted/qemu
 [ -f "$qfile" ] && qargs=$(grep -v '^#' "$qfile" | tr '\n' ' ')
 topics_arg=$(echo $payload | tr ' ' ,)

@@ -12,6 +12,7 @@ src=${2:-}
 obj=${3:-$OBJ/$t}
 if [ -z "$src" ]; then
 	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
+	elif [ "$t" = medley ]; then src=$WORK/medley; bash "$REPO/scripts/medley.sh" >&2
 	else src=$WORK/$t; [ -e "$src/.git" ] || bash "$REPO/scripts/import.sh" "$t"; fi
 fi
 mkdir -p "$obj" "$CCACHE_DIR"

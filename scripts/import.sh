@@ -17,6 +17,16 @@ if [ ! -d "$wt/.git" ] && [ ! -f "$wt/.git" ]; then
 	git -C "$BASE" worktree add -q -f --detach "$wt" "$tag"
 fi
 cd "$wt"
+shopt -s nullglob
+patches=("$REPO/branches/$t"/*.patch)
+# Already imported from exactly these files, and untouched since: keep the
+# files (and their timestamps, so builds stay incremental).
+sum=$(cat "${patches[@]}" "$REPO/cover-letters/$t" /dev/null 2>/dev/null | sha1sum | cut -c1-16)
+if [ "$(cat "$CACHE/import-$t.sum" 2>/dev/null)" = "$sum $(git rev-parse "$t^{tree}" 2>/dev/null)" ] &&
+   [ "$(git rev-parse --abbrev-ref HEAD)" = "$t" ] && [ -z "$(git status --porcelain -uno)" ]; then
+	say "import: $t up to date ($(git rev-parse --short HEAD))"; exit 0
+fi
+rm -f "$CACHE/import-$t.sum"
 # Recover from an interrupted import: abort any am in progress.
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f --detach "$tag"
@@ -24,8 +34,6 @@ git clean -q -fdx
 git checkout -q -B "$t" "$tag"
 # b4's sent tags of earlier revisions (sent/<t>-vN), kept in cover-letters/<t>.sent/
 [ -d "$REPO/cover-letters/$t.sent" ] && bash "$REPO/scripts/sent-tags.sh" restore "$t"
-shopt -s nullglob
-patches=("$REPO/branches/$t"/*.patch)
 [ ${#patches[@]} -gt 0 ] || { say "import: $t has no patches yet; branch $t = $tag"; exit 0; }
 # Restore the b4 tracking (cover) commit first, if the topic was enrolled.
 if [ -f "$REPO/cover-letters/$t" ] && grep -q -- '--- b4-submit-tracking ---' "$REPO/cover-letters/$t"; then
@@ -46,4 +54,5 @@ for p in "${patches[@]}"; do
 		exit 1
 	fi
 done
+echo "$sum $(git rev-parse "$t^{tree}")" > "$CACHE/import-$t.sum"
 say "import: $t = $tag + $n patches ($(git rev-parse --short HEAD)) in $wt"

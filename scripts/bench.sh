@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# make bench [TOPIC=t]: run a topic's benchmark (default: every topic's),
+# one boot per line of guest/<t>/bench.plan ("<label> <kernel> [cmdline]"),
+# side by side in one session; then the topic's report script turns the
+# raw results into out/report/<t>.md and plots, and report.sh into
+# out/report/index.html.
+. "$(dirname "$0")/lib.sh"
+topics=${1:-$TOPICS}
+for t in $topics; do check_topic "$t"; done
+bash "$REPO/scripts/base.sh" >/dev/null
+fail=0
+for t in $topics; do
+	plan=$REPO/guest/$t/bench.plan
+	[ -f "$plan" ] || { say "bench: $t has no guest/$t/bench.plan, skipped"; continue; }
+	mkdir -p "$OUT/bench/$t"
+	n=$(grep -cv '^\s*\(#\|$\)' "$plan")
+	i=0
+	{ echo "command: make bench TOPIC=$t"; echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "base: $(base_tag)"; echo "host: $(nproc) CPUs, QEMU TCG"; } > "$OUT/bench/$t/meta.txt"
+	while read -r label kernel cmdline; do
+		case $label in ''|'#'*) continue ;; esac
+		i=$((i + 1))
+		say "bench: $t [$i/$n] $label on $kernel ${cmdline}"
+		start=$(date +%s)
+		if BENCH_TOPIC=$t bash "$REPO/scripts/boot.sh" "$kernel" bench "$label" $cmdline </dev/null; then
+			grep -av '^MEDLEY-DONE' "$OUT/bench/$t/boot-$label/results.txt" | tr -d '\r' > "$OUT/bench/$t/$label.txt"
+			echo "kernel $label: $(grep -am1 'Linux version' "$OUT/bench/$t/boot-$label/console.log" | sed 's/.*Linux version \([^ ]*\).*/\1/') ($kernel) $cmdline" >> "$OUT/bench/$t/meta.txt"
+			say "bench: $t [$i/$n] $label done in $(( $(date +%s) - start ))s"
+		else
+			say "bench: $t [$i/$n] $label FAILED"; fail=1
+		fi
+	done < "$plan"
+	if [ -x "$REPO/guest/$t/report" ]; then
+		mkdir -p "$OUT/report"
+		(cd "$REPO" && OUT=$OUT "$REPO/guest/$t/report" "$OUT/bench/$t" "$OUT/report") || { say "bench: report of $t failed"; fail=1; }
+	fi
+done
+bash "$REPO/scripts/report.sh" || fail=1
+exit $fail
