@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The round trip of a topic through a local mailing list (TAP on stdout):
 #
-#   roundtrip.sh TOPIC [--keep]      (TOPIC "demo": a made-up 2-patch topic)
+#   roundtrip.sh TOPIC [--keep]      (TOPIC "demo"/"demo1": a made-up 2-/1-patch topic)
 #
 # Everything happens on copies in a temp dir: the repository (scripts,
 # checks, branches/TOPIC, cover-letters/TOPIC*), the cache (a shared clone
@@ -29,8 +29,9 @@ keep=
 [ "${2:-}" = --keep ] && keep=1
 # A failure before the round trip starts is still one TAP result.
 tapdie() { echo "not ok 1 - roundtrip $t: $*"; echo "1..1"; exit 1; }
-if [ "$t" != demo ]; then
-	(check_topic "$t") 2>/dev/null || tapdie "unknown topic; topics are: $TOPICS (or demo)"
+case $t in demo|demo1) demo=1 ;; *) demo= ;; esac
+if [ -z "$demo" ]; then
+	(check_topic "$t") 2>/dev/null || tapdie "unknown topic; topics are: $TOPICS (or demo, demo1)"
 	case $t in base|medley) tapdie "roundtrip takes a topic: $TOPICS" ;; esac
 	[ -n "$(ls "$REPO/branches/$t"/*.patch 2>/dev/null)" ] || tapdie "no patches in branches/$t/"
 	[ -s "$REPO/cover-letters/$t" ] || tapdie "no cover letter (cover-letters/$t)"
@@ -42,8 +43,7 @@ SB_REAL_CACHE=$CACHE
 SB_SRC=$REPO
 . "$REPO/scripts/test/sandbox.sh"
 sb_new "$T" || die "could not make the sandbox in $T"
-[ "$t" = demo ] && sb_demo demo || sb_topic "$t"
-[ "$t" = demo ] || export MM_TOPICS=$t
+if [ -n "$demo" ]; then sb_demo "$t"; else sb_topic "$t"; export MM_TOPICS=$t; fi
 R=$SB_REPO
 LOG=$T/roundtrip.log
 listdir=$T/list
@@ -209,7 +209,7 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 	if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
 		d=$R/out/series/$t/v$nrev
 		c0=$(ls "$d"/*.eml | head -1)
-		if grep -q "^Subject: \[PATCH.* v$nrev " "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
+		if grep -qE "^Subject: \\[PATCH.* v$nrev[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
 			ok "v$nrev written: $(ls "$d"/*.eml | wc -l) mails, cover has 'Changes in v$nrev'"
 		else
 			notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag

@@ -7,7 +7,7 @@
 #   sb_new DIR            DIR/repo + DIR/cache; exports MM_CACHE, MM_OUT,
 #                         SB_REPO, SB_SRC (the real repository)
 #   sb_topic TOPIC        copy branches/TOPIC, cover-letters/TOPIC(.sent) in
-#   sb_demo [TOPIC]       make a small demo topic (2 patches on mm/) in the
+#   sb_demo [TOPIC]       make a small demo topic (2 patches on mm/; 1 if TOPIC is demo1) in the
 #                         sandbox only; MM_TOPICS becomes that topic
 #   sb_sparse DIR TOPIC   make DIR a sparse checkout (git cone mode) of the
 #                         base: the folders the topic's patches touch, scripts/
@@ -75,6 +75,8 @@ sb_demo() {
 		"Signed-off-by: mm-medley developers <mm-medley@lists.example.org>" |
 		git -C "$base" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$base" write-tree)" -p "$c1")
 	mkdir -p "$SB_REPO/branches/$t"
+	# "demo1": the single-patch variant (b4 mixes the cover into the patch)
+	[ "$t" = demo1 ] && c2=$c1
 	git -C "$base" format-patch -q --zero-commit --no-signature --no-cover-letter --numbered \
 		--subject-prefix=PATCH --abbrev=12 -o "$SB_REPO/branches/$t" "$tag..$c2"
 	unset GIT_AUTHOR_NAME GIT_AUTHOR_EMAIL GIT_COMMITTER_NAME GIT_COMMITTER_EMAIL
