@@ -84,6 +84,7 @@ bash "$REPO/scripts/sent-tags.sh" restore "$t"
 git config sendemail.smtpserver "$REPO/scripts/sendmail-local"
 git config --unset-all sendemail.smtpserverport 2>/dev/null || true
 git config b4.send-no-patatt-sign yes
+git config sendemail.from "$SENDER_NAME <$SENDER_EMAIL>"
 git config b4.prep-cover-strategy commit
 git config b4.send-auto-to-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol"
 git config b4.send-auto-cc-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom"
