@@ -67,7 +67,21 @@ patches=("$REPO/branches/$t"/*.patch)
 [ "$(sed -n 2p "$cl")" = "" ] || die "cover-letters/$t: line 2 must be blank (line 1 subject, blank, body)"
 t0=$(date +%s)
 
-# 1. import (or reuse the worktree as it is with --no-import)
+# 1. import (or reuse the worktree as it is with --no-import). import.sh
+# resets the worktree: never lose work that is not in branches/ yet.
+wt=$WORK/$t
+if [ -z "$noimport" ] && [ -z "$force" ] && [ -e "$wt/.git" ]; then
+	[ -z "$(git -C "$wt" status --porcelain --untracked-files=no)" ] \
+		|| die "$wt has uncommitted changes; commit and 'make export TOPIC=$t' first (or --force)"
+	if git -C "$wt" rev-parse -q --verify "refs/heads/$t" >/dev/null; then
+		known=$(cat "${patches[@]}" | git patch-id --stable | cut -d' ' -f1 | sort -u)
+		for c in $(git -C "$wt" rev-list --no-merges "$(base_tag)..refs/heads/$t"); do
+			pid=$(git -C "$wt" show "$c" | git patch-id --stable | cut -d' ' -f1)
+			[ -z "$pid" ] && continue   # empty commit (the b4 cover)
+			grep -qx "$pid" <<<"$known" || die "branch $t in $wt has a commit not in branches/$t/ ($(git -C "$wt" log -1 --format='%h %s' "$c")); 'make export TOPIC=$t' first (or --force)"
+		done
+	fi
+fi
 if [ -z "$noimport" ]; then
 	bash "$REPO/scripts/import.sh" "$t"
 fi

@@ -149,6 +149,16 @@ bad checkpatch "a line over the column limit"
 	git -C "$wt" config sendemail.smtpserver | grep -q '/scripts/sendmail-local$' \
 		&& echo "ok - the imported branch sends through sendmail-local (sendemail.smtpserver)" \
 		|| echo "not ok - sendemail.smtpserver is '$(git -C "$wt" config sendemail.smtpserver)'"
+	# unexported work in the worktree is never thrown away
+	echo "/* unexported */" >>"$wt/mm/ksm.c"
+	git -C "$wt" -c user.name=t -c user.email=t@example.org commit -q -a -m "mm: unexported"
+	if ! bash "$R/scripts/series.sh" demo --skip-check-series >"$T/o" 2>&1 && grep -q "has a commit not in branches/demo/" "$T/o" &&
+		git -C "$wt" log -1 --format=%s | grep -q unexported; then
+		echo "ok - series.sh refuses to re-import over a commit not exported to branches/"
+	else
+		echo "not ok - series.sh refuses to re-import over unexported commits"; sed 's/^/# /' "$T/o" | tail -3
+	fi
+	git -C "$wt" reset -q --hard HEAD~1
 	# a fresh import restores the same change-id and revision
 	bash "$R/scripts/import.sh" demo >/dev/null 2>&1
 	info=$(cd "$wt" && b4 --offline-mode prep --show-info 2>/dev/null)
