@@ -21,7 +21,7 @@ shopt -s nullglob
 patches=("$REPO/branches/$t"/*.patch)
 # Already imported from exactly these files, and untouched since: keep the
 # files (and their timestamps, so builds stay incremental).
-sum=$(cat "${patches[@]}" "$REPO/cover-letters/$t" /dev/null 2>/dev/null | sha1sum | cut -c1-16)
+sum=$(cat "${patches[@]}" $(ls "$REPO/cover-letters/$t" 2>/dev/null) /dev/null | sha1sum | cut -c1-16)
 if [ "$(cat "$CACHE/import-$t.sum" 2>/dev/null)" = "$sum $(git rev-parse "$t^{tree}" 2>/dev/null)" ] &&
    [ "$(git rev-parse --abbrev-ref HEAD)" = "$t" ] && [ -z "$(git status --porcelain -uno)" ]; then
 	say "import: $t up to date ($(git rev-parse --short HEAD))"; exit 0

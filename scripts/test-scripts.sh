@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make test-scripts: the tests of the repository's own scripts
+# (scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$OUT/test-scripts"
+pass=0 fail=0
+for t in "$REPO"/scripts/test/*.sh; do
+	name=$(basename "$t" .sh)
+	[ "$name" = sandbox ] && continue
+	start=$(date +%s)
+	bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1
+	p=$(grep -c '^ok ' "$OUT/test-scripts/$name.tap")
+	f=$(grep -c '^not ok ' "$OUT/test-scripts/$name.tap")
+	pass=$((pass + p)); fail=$((fail + f))
+	printf '  %-4s %-16s %3d ok %3d not ok  %4ss\n' "$([ "$f" = 0 ] && [ "$p" -gt 0 ] && echo pass || echo FAIL)" "$name" "$p" "$f" $(( $(date +%s) - start )) >&2
+	[ "$p" -gt 0 ] || fail=$((fail + 1))
+	grep '^not ok' "$OUT/test-scripts/$name.tap" | sed 's/^/    /' >&2
+done
+echo "test-scripts: $pass passed, $fail failed"
+[ $fail = 0 ]

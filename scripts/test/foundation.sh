@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Tests of the foundation scripts (TAP): topic validation, import/export
+# round trip, a patch that does not apply, the console splat detector, the
+# config-survival check. Uses a private cache that shares the real base
+# repository's objects, so it never touches the topics' worktrees.
+set -u
+S=$(cd "$(dirname "$0")/.." && pwd)
+REPO=$(cd "$S/.." && pwd)
+. "$S/lib.sh"
+set +e
+T=$(mktemp -d)
+trap 'git -C "$BASE" worktree prune; rm -rf "$T"' EXIT
+n=0 fails=0
+ok()    { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -5 "$T/log" | sed 's/^/# /'; fi; }
+echo "TAP version 13"
+
+unknown() { ! bash "$S/import.sh" no-such-topic >"$T/o" 2>&1 && grep -q "unknown topic 'no-such-topic'; topics are: try-alloc-pages" "$T/o"; }
+check "import refuses an unknown topic and lists the topics" unknown
+unknown_build() { ! bash "$S/build.sh" nope >"$T/o" 2>&1 && grep -q "topics are:" "$T/o"; }
+check "build refuses an unknown topic" unknown_build
+unknown_boot() { ! bash "$S/boot.sh" nope >"$T/o" 2>&1 && grep -q "topics are:" "$T/o"; }
+check "boot refuses an unknown topic" unknown_boot
+make_unknown() { ! make -s -C "$REPO" import >"$T/o" 2>&1 && grep -q "TOPIC=... is required" "$T/o"; }
+check "make import without TOPIC says what is needed" make_unknown
+
+# A scratch repository: a fake topic in a private cache and a private copy
+# of branches/ (so nothing in the real branches/ changes).
+mkdir -p "$T/cache" "$T/repo"
+cp -r "$REPO/scripts" "$REPO/checks" "$T/repo/"
+mkdir -p "$T/repo/branches/demo" "$T/repo/cover-letters"
+ln -s "$BASE" "$T/cache/base"
+cp "$CACHE/base-version" "$T/cache/"
+export MM_CACHE=$T/cache MM_TOPICS=demo
+R=$T/repo/scripts
+wt=$T/cache/work/demo
+mkdemo() {
+	bash "$R/import.sh" demo &&
+	cd "$wt" &&
+	printf '%s\n' "// SPDX-License-Identifier: GPL-2.0" "/* demo */" > mm/medley-demo.c &&
+	git add mm/medley-demo.c &&
+	git -c user.name=T -c user.email=t@example.org commit -q -s -m "mm: demo" -m "A demo change for the tests." &&
+	echo "/* two */" >> mm/medley-demo.c &&
+	git -c user.name=T -c user.email=t@example.org commit -q -s -a -m "mm: demo two" -m "Another demo change." &&
+	cd - >/dev/null &&
+	bash "$R/export.sh" demo && [ "$(ls "$T/repo/branches/demo" | wc -l)" = 2 ]
+}
+check "export writes a topic's commits as patches" mkdemo
+roundtrip() {
+	cp -r "$T/repo/branches/demo" "$T/before" &&
+	bash "$R/import.sh" demo && bash "$R/export.sh" demo && diff -r "$T/before" "$T/repo/branches/demo"
+}
+check "import then export is byte-identical" roundtrip
+badpatch() {
+	sed -i 's|^+/\* two \*/|+/* two */|; s|^ /\* demo \*/| /* not what the tree has */|' "$T/repo/branches/demo/0002-"*.patch
+	! bash "$R/import.sh" demo >"$T/o" 2>&1 &&
+	grep -q "patch 2 (0002-mm-demo-two.patch) does not apply (file: mm/medley-demo.c)" "$T/o" &&
+	[ -z "$(git -C "$BASE" status --porcelain -uno)" ] &&
+	[ -z "$(git -C "$wt" status --porcelain -uno)" ] && ! git -C "$wt" am --show-current-patch >/dev/null 2>&1
+}
+check "a patch that does not apply is named with its file; trees left clean" badpatch
+cp "$T/before"/* "$T/repo/branches/demo/"
+recover() { bash "$R/import.sh" demo >/dev/null 2>&1; (cd "$wt" && git am "$T/repo/branches/demo/0002-"*.patch >/dev/null 2>&1); bash "$R/import.sh" demo && [ -z "$(git -C "$wt" status --porcelain -uno)" ]; }
+check "an interrupted import (am in progress) recovers on the next run" recover
+unset MM_CACHE MM_TOPICS
+
+# The console splat detector.
+printf '%s\n' "[    1.0] Linux version 6.12" "[    2.0] ok" > "$T/clean.log"
+printf '%s\n' "MEDLEY-DONE" > "$T/done.txt"
+check "a clean console passes" /usr/bin/python3 "$S/results.py" "$T/clean.log" "$T/done.txt"
+for s in "BUG: sleeping function called from invalid context at mm/page_alloc.c:1" \
+	 "WARNING: possible circular locking dependency detected" \
+	 "Kernel panic - not syncing: Fatal exception" "WARNING: CPU: 0 PID: 1 at mm/page_alloc.c:4 foo"; do
+	printf '%s\n' "[    1.0] ok" "[    2.0] $s" > "$T/splat.log"
+	check "splat fails the run: ${s:0:40}" bash -c "! /usr/bin/python3 '$S/results.py' '$T/splat.log' '$T/done.txt' >/dev/null"
+done
+check "an incomplete run (no MEDLEY-DONE) fails" bash -c "! /usr/bin/python3 '$S/results.py' '$T/clean.log' /dev/null >/dev/null"
+printf '%s\n' "### topic x" "1..2" "ok 1 - a" "not ok 2 - b" "### end x rc=1" "MEDLEY-DONE" > "$T/r.txt"
+check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/results.py' '$T/clean.log' '$T/r.txt' >/dev/null"
+echo "1..$n"
+echo "# foundation: $((n - fails)) passed, $fails failed"
+[ $fails = 0 ]
