@@ -24,6 +24,14 @@ elif [ -f "$REPO/guest/$t/config" ]; then
 fi
 # The config is regenerated only when a fragment or the tree's Kconfig changed.
 want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
+# Nothing to do (and no need to queue for the lock) when this tree state
+# was already built with this configuration.
+state="$(git -C "$src" rev-parse 'HEAD^{tree}' 2>/dev/null) $want $(git -C "$src" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)"
+if [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" = "$state" ]; then
+	say "build: $t up to date: $obj/arch/x86/boot/bzImage"
+	exit 0
+fi
+rm -f "$obj/.built"
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}
@@ -66,4 +74,5 @@ if [ "$rc" != 0 ]; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "build of $t failed (log: $log)"
 fi
+echo "$state" > "$obj/.built"
 say "build: $t done in $(( $(date +%s) - start ))s: $obj/arch/x86/boot/bzImage"

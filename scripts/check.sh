@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# make check: the whole test suite, what .ci/run runs. For every topic:
+# check-series (which also builds each patch and leaves the tip built), the
+# boot with its guest tests (KUnit, selftests, peer suite), the mailing-list
+# round trip; then base, the peer comparison (nothing that passes on base
+# fails on a topic), the medley boot, and the scripts' own tests.
+# Ends with "check: N passed, N failed"; results in out/check/.
+. "$(dirname "$0")/lib.sh"
+topics=${CHECK_TOPICS:-$TOPICS}
+res=$OUT/check
+rm -rf "$res" && mkdir -p "$res"
+t0=$(date +%s)
+steps=("test-scripts" "base")
+for t in $topics; do steps+=("check-series $t" "boot $t" "roundtrip $t"); done
+steps+=("boot base" "peer" "boot medley")
+total=${#steps[@]}
+pass=0 fail=0 i=0
+record() { # step passed failed
+	pass=$((pass + $2)); fail=$((fail + $3))
+	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$res/summary.tsv"
+	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  (%s)\n' "$i" "$total" \
+		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$4" "$5" >&2
+}
+tapcount() { echo "$(grep -c '^ok ' "$1") $(grep -c '^not ok ' "$1")"; }
+for s in "${steps[@]}"; do
+	i=$((i + 1))
+	set -- $s
+	log=$res/$(echo "$s" | tr ' ' -).log
+	say "[$i/$total] $s ..."
+	start=$(date +%s)
+	case $1 in
+	test-scripts)
+		bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1
+		read -r p f < <(cat "$OUT"/test-scripts/*.tap | grep -E '^(not )?ok ' > "$res/ts.tap"; tapcount "$res/ts.tap")
+		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+	base)
+		if bash "$REPO/scripts/base.sh" >"$log" 2>&1; then record "$s" 1 0 "$log" $(( $(date +%s) - start ))
+		else record "$s" 0 1 "$log" $(( $(date +%s) - start )); fi ;;
+	check-series)
+		bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1
+		p=$(grep -c '^  pass ' "$log"); f=$(grep -c '^  FAIL ' "$log")
+		[ $((p + f)) -gt 0 ] || f=1
+		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+	boot)
+		bash "$REPO/scripts/boot.sh" "$2" test >"$log" 2>&1
+		j=$OUT/boot/$2/results.json
+		if [ -f "$j" ] && [ "$j" -nt "$res/summary.tsv" -o "$j" -nt "$log" -o 1 = 1 ] && grep -q "^$2: " "$log"; then
+			read -r p f < <(/usr/bin/python3 -c "import json,sys; d=json.load(open('$j')); print(d['passed'], d['failed'])")
+		else p=0 f=1; fi
+		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+	roundtrip)
+		bash "$REPO/scripts/roundtrip.sh" "$2" >"$log" 2>&1
+		read -r p f < <(tapcount "$log")
+		[ $((p + f)) -gt 0 ] || f=1
+		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+	peer)
+		/usr/bin/python3 "$REPO/scripts/peer-compare.py" "$OUT/boot" base $topics medley >"$log" 2>&1
+		read -r p f < <(tapcount "$log")
+		[ $((p + f)) -gt 0 ] || f=1
+		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+	esac
+done
+say ""
+column -t -s "$(printf '\t')" "$res/summary.tsv" | cut -c1-100 >&2
+say "check: $(( $(date +%s) - t0 ))s"
+echo "check: $pass passed, $fail failed"
+[ $fail = 0 ]
