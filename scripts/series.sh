@@ -93,15 +93,9 @@ tag=$(base_tag)
 # sent/t-vN tags of earlier sends (import.sh may have done it already)
 bash "$REPO/scripts/sent-tags.sh" restore "$t"
 
-# Local transport, no signing, for b4 run here and by hand (repository config,
-# shared by every topic worktree of this base).
-git config sendemail.smtpserver "$REPO/scripts/sendmail-local"
-git config --unset-all sendemail.smtpserverport 2>/dev/null || true
-git config b4.send-no-patatt-sign yes
-git config sendemail.from "$SENDER_NAME <$SENDER_EMAIL>"
-git config b4.prep-cover-strategy commit
-git config b4.send-auto-to-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nol"
-git config b4.send-auto-cc-cmd "scripts/get_maintainer.pl --nogit --nogit-fallback --nogit-chief-penguins --norolestats --nom"
+# Local transport, no signing, project identity: for b4 run here and by hand
+# (repository config, shared by every topic worktree of this base).
+bash "$REPO/scripts/b4-config.sh"
 
 cover_commit() { git log --format=%H -F --grep="$MARK" --max-count=1 "$tag..HEAD"; }
 tracking() { git log -1 --format=%B "$(cover_commit)" | $PY commit-tracking; }
