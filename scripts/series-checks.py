@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """The pre-send checks of a series written by scripts/series.sh.
 
     series-checks.py CHECK TOPIC
 
-CHECK is one of prefixes, recipients, base, tags, checkpatch; checks/series-<CHECK>
+CHECK is one of cover, prefixes, recipients, base, tags, checkpatch; checks/series-<CHECK>
 calls this. The series checked is $MM_SERIES_DIR, else the highest
 out/series/<topic>/v<N>/. Prints one summary line, writes the details to
 out/checks/<topic>/series-<CHECK>.log, exits 0 on pass, 1 on failure, 2 when
@@ -308,7 +308,42 @@ def check_checkpatch(s, log):
     return errors
 
 
+PLACEHOLDER_RE = re.compile(r'EDITME|@@[A-Z0-9_ -]+@@|\bTODO\b|\bXXX\b|\bFIXME\b|<[a-z ]*(here|fill[a-z ]*|tbd)>', re.I)
+
+
+def check_cover(s, log):
+    """The cover letter as mailed: a subject, a body, no placeholder left, a
+    'Changes in vN' section from v2 on."""
+    errors = []
+    name, msg = s.cover()
+    if not msg:
+        return ['no cover letter (0/N) in the series']
+    subj = s.subject(msg)
+    m = re.match(r'^\[[^]]*\] (.+)$', subj)
+    if not m or len(m.group(1).strip()) < 8:
+        errors.append(f'{name}: no real subject: {subj}')
+    body = s.body(msg)
+    if len(s.mails) > 1:
+        text = re.split(r'^---$', body, maxsplit=1, flags=re.M)[0]
+    else:
+        # single patch: the cover text sits under the --- of the patch
+        text = '\n'.join(body.split('\n---\n')[1:])
+    words = len(text.split())
+    log.append(f'{name}: subject "{subj}", {words} words of cover text')
+    if words < 20:
+        errors.append(f'{name}: cover text has only {words} words')
+    for i, line in enumerate(body.split('\n'), 1):
+        if line.startswith('diff --git '):
+            break
+        if PLACEHOLDER_RE.search(line):
+            errors.append(f'{name}: placeholder left at body line {i}: {line.strip()[:80]}')
+    if s.revision and s.revision > 1 and not re.search(rf'^Changes in v{s.revision}:', body, flags=re.M):
+        errors.append(f'{name}: v{s.revision} without a "Changes in v{s.revision}:" section')
+    return errors
+
+
 CHECKS = {
+    'cover': (check_cover, 'cover letter complete (subject, body, no placeholder, changelog from v2)'),
     'prefixes': (check_prefixes, 'subject prefixes and numbering consistent'),
     'recipients': (check_recipients, "To/Cc cover get_maintainer.pl's maintainers and lists"),
     'base': (check_base, 'base-commit of the cover is the recorded base'),

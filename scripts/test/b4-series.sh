@@ -63,7 +63,12 @@ cover() {
 		echo "Message-Id: <cover-test@lists.example.org>"
 		echo "To: Andrew Morton <akpm@linux-foundation.org>"
 		echo
-		echo "Cover text."
+		echo "Cover text of the test series: it says what the two patches do, why,"
+		echo "how it was measured, and what changed against the upstream posting."
+		echo "---"
+		echo "Changes in v2:"
+		echo "- the test changed nothing"
+		echo
 		echo "---"
 		echo "base-commit: $base"
 		echo "change-id: 20261203-test-0123456789ab"
@@ -85,7 +90,7 @@ runc() { # runc CHECK DIR -> exit status of checks/series-CHECK on DIR
 }
 D=$T/series/v2
 good "$D"
-for c in prefixes recipients base tags checkpatch; do
+for c in cover prefixes recipients base tags checkpatch; do
 	if runc "$c" "$D"; then ok "series-$c passes a good series"; else notok "series-$c passes a good series"; sed 's/^/# /' "$T/o"; fi
 done
 [ -s "$MM_OUT/checks/t-test/series-tags.log" ] && ok "series checks write out/checks/<topic>/<name>.log" || notok "no log in out/checks/t-test/"
@@ -99,6 +104,9 @@ mail "$D/0002-b.eml" "[PATCH 6.12 2/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes
 mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a wrong total"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "linux-kernel@vger.kernel.org" ""; bad recipients "linux-mm missing from Cc"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "" "$CC" ""; bad recipients "the maintainer missing"
+sed -i 's/^Cover text of the test series:/EDITME: &/' "$D/0000-c.eml"; bad cover "an EDITME left in the cover"
+sed -i 's/^how it was measured.*/@@RESULTS@@/' "$D/0000-c.eml"; bad cover "a @@RESULTS@@ placeholder"
+sed -i '/^Changes in v2:/d' "$D/0000-c.eml"; bad cover "v2 without 'Changes in v2'"
 cover "$D/0000-c.eml" "[PATCH 6.12 v2 0/2] mm: test series" 0123456789abcdef0123456789abcdef01234567; bad base "a foreign base-commit"
 sed -i '/^base-commit/d' "$D/0000-c.eml"; bad base "no base-commit"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'Fixes: 0123abc ("mm: short")'; bad tags "a Fixes: with 7 hex digits"
