@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Assemble out/report/index.html from the topics' Markdown reports
+# (out/report/<topic>.md, written by guest/<topic>/report) and their plots,
+# with the command, kernel versions and date each came from (meta.txt).
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$OUT/report"
+/usr/bin/python3 "$REPO/scripts/report.py" "$OUT" "$TOPICS"
