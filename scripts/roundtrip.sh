@@ -72,6 +72,12 @@ export MM_LIST_DIR
 URL=$MM_LIST_URL
 case $URL in http://127.0.0.1:*) ;; *) notok "list not on loopback: $URL"; finish ;; esac
 echo "# list $URL, sandbox $T"
+port=${URL#http://127.0.0.1:}; port=${port%%/*}
+if command -v ss >/dev/null; then
+	where=$(ss -Hltn "sport = :$port" | awk '{print $4}' | sort -u | tr '\n' ' ')
+	[ "$where" = "127.0.0.1:$port " ] && ok "local list (public-inbox-httpd) listens on 127.0.0.1:$port only" \
+		|| notok "local list listens on: $where"
+fi
 B4CFG=(b4.midmask="$URL/%s" b4.linkmask="$URL/%s" "b4.searchmask=$URL/?x=m&t=1&q=%s")
 base=$MM_CACHE/base
 for kv in "${B4CFG[@]}"; do git -C "$base" config "${kv%%=*}" "${kv#*=}"; done
@@ -226,4 +232,8 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 else
 	notok "export $t after trailers -u"
 fi
+# the list stops with the test
+pid=$(cat "$listdir/httpd.pid" 2>/dev/null)
+bash "$R/scripts/list.sh" stop "$listdir" >>"$LOG" 2>&1
+if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then ok "local list stopped (pid $pid)"; else notok "local list still running (pid $pid)"; fi
 finish
