@@ -82,6 +82,22 @@ if [ -z "$noimport" ] && [ -z "$force" ] && [ -e "$wt/.git" ]; then
 		done
 	fi
 fi
+# A b4 send done by hand in the worktree (b4 tagged sent/t-vN and moved the
+# cover to vN+1): keep that in the repository before import.sh recreates
+# the cover commit from cover-letters/t.
+if [ -z "$noimport" ] && [ -e "$wt/.git" ] && git -C "$wt" rev-parse -q --verify "refs/heads/$t" >/dev/null; then
+	wtc=$(git -C "$wt" log --format=%H -F --grep="$MARK" --max-count=1 "$(base_tag)..refs/heads/$t")
+	if [ -n "$wtc" ]; then
+		wtrack=$(git -C "$wt" log -1 --format=%B "$wtc" | $PY commit-tracking)
+		wrev=$(printf '%s' "$wtrack" | $PY get revision)
+		frev=$($PY tracking "$cl" | $PY get revision)
+		if [ -n "$wrev" ] && [ "$wrev" -gt "${frev:-0}" ] && [ -n "$(printf '%s' "$wtrack" | $PY get history)" ]; then
+			say "series: $t: the worktree is at v$wrev after a send by hand; saving its tracking data and sent tags"
+			bash "$REPO/scripts/sent-tags.sh" save "$t"
+			printf '%s' "$wtrack" | $PY set-block "$cl"
+		fi
+	fi
+fi
 if [ -z "$noimport" ]; then
 	bash "$REPO/scripts/import.sh" "$t"
 fi

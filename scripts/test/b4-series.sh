@@ -175,6 +175,33 @@ bad checkpatch "a line over the column limit"
 	else
 		echo "not ok - re-import restores the change-id"; printf '%s\n' "$info" | sed 's/^/# /'
 	fi
+	# b4 send by hand in the worktree, then make series: v2, tag kept
+	(cd "$wt" && b4 --offline-mode prep --auto-to-cc && printf '\n' | MM_MAIL_SINK=$T/sink b4 send --no-sign) >"$T/o" 2>&1
+	if git -C "$wt" rev-parse -q --verify refs/tags/sent/demo-v1 >/dev/null && [ "$(ls "$T/sink"/*.eml | wc -l)" = 3 ]; then
+		echo "ok - b4 send by hand goes through sendmail-local (3 mails in the sink), tags sent/demo-v1"
+	else
+		echo "not ok - b4 send by hand"; sed 's/^/# /' "$T/o" | tail -5
+	fi
+	if ! bash "$R/scripts/series.sh" demo --skip-check-series >"$T/o" 2>&1 && grep -q "send by hand" "$T/o" &&
+		grep -q "no 'Changes in v2:' section" "$T/o" && [ -s "$R/cover-letters/demo.sent/v1.tag" ] &&
+		grep -q '"revision": 2' "$R/cover-letters/demo"; then
+		echo "ok - make series after a send by hand: tracking (v2) and sent tag kept, asks for 'Changes in v2'"
+	else
+		echo "not ok - make series after a send by hand"; sed 's/^/# /' "$T/o" | tail -5
+	fi
+	/usr/bin/python3 - "$R/cover-letters/demo" <<-'PYEOF'
+	import sys
+	p = sys.argv[1]; s = open(p).read(); i = s.find('--- b4-submit-tracking ---')
+	open(p, 'w').write(s[:i].rstrip('\n') + '\n---\nChanges in v2:\n- nothing, a test\n\n' + s[i:])
+	PYEOF
+	git -C "$wt" tag -d sent/demo-v1 >/dev/null
+	if bash "$R/scripts/series.sh" demo --skip-check-series >"$T/o" 2>&1 && grep -q '^Subject: \[PATCH 6.12 v2 0/2\]' "$R"/out/series/demo/v2/0000-*.eml &&
+		git -C "$wt" rev-parse -q --verify refs/tags/sent/demo-v1 >/dev/null &&
+		(cd "$wt" && b4 --offline-mode prep --compare-to v1 2>/dev/null | grep -q '1: .* = 1: '); then
+		echo "ok - v2 written; sent/demo-v1 restored from cover-letters/demo.sent/; compare-to v1 works"
+	else
+		echo "not ok - v2 after the send by hand"; sed 's/^/# /' "$T/o" | tail -5
+	fi
 ) >"$T/e2e" 2>>"$T/log"
 while read -r line; do
 	case $line in
