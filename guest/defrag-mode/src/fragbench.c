@@ -12,14 +12,14 @@
  *             /proc and /sys walks)
  *   unmov     unmovable: page tables of sparse mappings, full pipes,
  *             unix sockets with queued data; a few kept for good
- * On top, per round, THP bursts: MADV_HUGEPAGE regions faulted in 2M
- * steps; each fault's latency is recorded.
+ * On top, per round, BURSTS THP bursts: MADV_HUGEPAGE regions of THP_MB
+ * faulted in 2M steps; each fault's latency is recorded.
  *
  * Per round it prints "round R <vmstat deltas>" and "lat R n sum sumsq
  * huge" lines; a tracer child counts mm_page_alloc_extfrag events by
  * class and type pair ("extfrag R class alloc_mt fallback_mt count").
  *
- * Usage: fragbench ROUNDS ROUND_SECS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB
+ * Usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -340,29 +340,18 @@ static void tracer(int round_fd, int ack_fd, int pb)
 /* ----------------------------------------------------------------- thp */
 struct lat { double n, sum, sumsq, huge, max; };
 
-static int is_huge(char *p)
-{
-	/* Ask the kernel: AnonHugePages of this mapping via smaps is too
-	 * slow; use mincore-free trick: /proc/self/pagemap flags. */
-	static int fd = -2;
-	uint64_t ent;
-	off_t off = ((uintptr_t)p / 4096) * 8;
-
-	if (fd == -2)
-		fd = open("/proc/self/pagemap", O_RDONLY);
-	if (fd < 0 || pread(fd, &ent, 8, off) != 8)
-		return -1;
-	/* bit 22: THP-mapped (PM_MMAP_EXCLUSIVE is 56; THP is kpageflags) */
-	return -1;
-}
-
-static void burster(double secs, size_t bytes, int out_fd)
+/*
+ * A fixed number of bursts per round, so that every configuration makes
+ * the same number of huge page attempts whatever the host load; capped
+ * at 4x the nominal round time.
+ */
+static void burster(int bursts, double cap, size_t bytes, int out_fd)
 {
 	struct lat l = { 0 };
 	char *prev = NULL;
-	double end = now() + secs;
+	double end = now() + cap;
 
-	while (now() < end && !stop) {
+	for (int b = 0; b < bursts && now() < end && !stop; b++) {
 		char *raw = mmap(NULL, bytes + HPAGE, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		char *p;
@@ -386,9 +375,8 @@ static void burster(double secs, size_t bytes, int out_fd)
 			munmap(prev, bytes + HPAGE);
 		prev = raw;
 		/* hold it for a while, like a burst of real use */
-		usleep(500000);
+		usleep(300000);
 	}
-	(void)is_huge;
 	if (write(out_fd, &l, sizeof(l)) != sizeof(l))
 		_exit(1);
 	_exit(0);
@@ -470,20 +458,20 @@ static void run_unmov(void *a) { (void)a; worker_unmov(); }
 
 int main(int argc, char **argv)
 {
-	int rounds, pb = 9, ack[2], lp[2];
-	double round_secs, warmup;
+	int rounds, bursts, pb = 9, ack[2], lp[2];
+	double warmup;
 	struct wargs wa, wf, ws;
 	pid_t pids[5], tpid;
 	unsigned long v0[NK], v1[NK];
 	char path[256];
 
 	if (argc < 8) {
-		fprintf(stderr, "usage: fragbench ROUNDS ROUND_SECS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB\n");
+		fprintf(stderr, "usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	rounds = atoi(argv[1]);
-	round_secs = atof(argv[2]);
+	bursts = atoi(argv[2]);
 	warmup = atof(argv[3]);
 	wa.dir = wf.dir = ws.dir = argv[4];
 	wa.bytes = atol(argv[5]) * MB;
@@ -510,8 +498,8 @@ int main(int argc, char **argv)
 	pids[3] = spawn(run_unmov, NULL);
 	pids[4] = 0;
 
-	printf("# fragbench: %d rounds x %.0fs, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d\n",
-	       rounds, round_secs, warmup, argv[5], argv[6], argv[7], pb);
+	printf("# fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d\n",
+	       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb);
 	printf("keys");
 	for (size_t k = 0; k < NK; k++)
 		printf(" %s", keys[k]);
@@ -537,12 +525,12 @@ int main(int argc, char **argv)
 		read_vmstat(v0);
 		b = fork();
 		if (b == 0)
-			burster(round_secs, thp_bytes, lp[1]);
+			burster(bursts, 60.0, thp_bytes, lp[1]);
 		if (read(lp[0], &l, sizeof(l)) != sizeof(l))
 			memset(&l, 0, sizeof(l));
 		waitpid(b, NULL, 0);
 		read_vmstat(v1);
-		printf("round %d", r + 1000 * 0);
+		printf("round %d", r);
 		for (size_t k = 0; k < NK; k++)
 			printf(" %lu", v1[k] - v0[k]);
 		printf("\n");
