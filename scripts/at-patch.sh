@@ -14,6 +14,8 @@ if [ ! -e "$wt/.git" ]; then
 	git -C "$BASE" worktree add -q -f --detach "$wt" "$tag"
 fi
 cd "$wt"
+# A scratch worktree: a lock left by an interrupted run is stale.
+rm -f "$(git rev-parse --git-dir)/index.lock"
 git am --abort >/dev/null 2>&1 || true
 # Reuse the worktree when it already holds exactly these patches (keeps
 # incremental builds incremental).

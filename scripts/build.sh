@@ -32,6 +32,9 @@ if [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" =
 	exit 0
 fi
 rm -f "$obj/.built"
+# This object folder's own lock (sparse runs in it too), then the machine's.
+exec 8>"$obj/.lock"
+flock 8
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}

@@ -12,6 +12,9 @@ OUT=${MM_OUT:-$REPO/out}    # every result a person or a machine reads
 TARBALL=${MM_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 TOPICS=${MM_TOPICS:-"try-alloc-pages defrag-mode kpromoted sksm"}
 BUILD_LOCK=$CACHE/build.lock
+# Debian's python3 first (the tree's scripts need python3-ply, reports need
+# matplotlib), whatever python a developer has earlier on PATH.
+export PATH="/usr/bin:/bin:$PATH"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 
 say()  { printf '%s\n' "$*" >&2; }
