@@ -27,7 +27,8 @@ want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
 # Nothing to do (and no need to queue for the lock) when this tree state
 # was already built with this configuration.
 state="$(git -C "$src" rev-parse 'HEAD^{tree}' 2>/dev/null) $want $(git -C "$src" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)"
-if [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" = "$state" ]; then
+targets=${BUILD_TARGETS:-bzImage}   # BUILD_TARGETS: e.g. "mm/ kernel/bpf/" (bisect builds)
+if [ "$targets" = bzImage ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" = "$state" ]; then
 	say "build: $t up to date: $obj/arch/x86/boot/bzImage"
 	exit 0
 fi
@@ -61,7 +62,7 @@ log=$obj/build.log
 say "build: $t in $obj (log: $log)"
 if [ -t 2 ] && [ -z "${CI:-}" ]; then
 	# A progress line on a terminal: objects done so far.
-	( make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" bzImage >"$log" 2>&1; echo $? > "$obj/.rc" ) &
+	( make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1; echo $? > "$obj/.rc" ) &
 	pid=$!
 	while kill -0 $pid 2>/dev/null; do
 		printf '\r  %4ds  %5d objects compiled' $(( $(date +%s) - start )) "$(grep -c '^  CC ' "$log" 2>/dev/null || echo 0)" >&2
@@ -71,11 +72,11 @@ if [ -t 2 ] && [ -z "${CI:-}" ]; then
 	rc=$(cat "$obj/.rc")
 else
 	rc=0
-	make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" bzImage >"$log" 2>&1 || rc=$?
+	make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1 || rc=$?
 fi
 if [ "$rc" != 0 ]; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "build of $t failed (log: $log)"
 fi
-echo "$state" > "$obj/.built"
+[ "$targets" = bzImage ] && echo "$state" > "$obj/.built"
 say "build: $t done in $(( $(date +%s) - start ))s: $obj/arch/x86/boot/bzImage"
