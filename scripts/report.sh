@@ -5,3 +5,5 @@
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/report"
 /usr/bin/python3 "$REPO/scripts/report.py" "$OUT" "$TOPICS"
+# How a reader sees it (out/report/index.png), when Chromium is there.
+command -v chromium >/dev/null && bash "$REPO/scripts/screenshot.sh" "$OUT/report/index.html" || true
