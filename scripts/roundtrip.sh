@@ -221,6 +221,8 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 			notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag
 		fi
 		(cd "$wt" && b4 --offline-mode prep --compare-to "v$rev") >"$T/range-diff.txt" 2>>"$LOG"
+		cmp -s "$T/range-diff.txt" "$d/range-diff-v$rev.txt" && ok "series.sh wrote the same range-diff to out/series/$t/v$nrev/range-diff-v$rev.txt" \
+			|| notok "out/series/$t/v$nrev/range-diff-v$rev.txt missing or different"
 		if grep -qE '^ *[0-9]+: +[0-9a-f]+ ! +[0-9]+: +[0-9a-f]+ ' "$T/range-diff.txt" && grep -q 'roundtrip' "$T/range-diff.txt"; then
 			ok "b4 prep --compare-to v$rev: range-diff shows the changed patch ($(grep -cE '^ *[0-9]+: ' "$T/range-diff.txt") lines)"
 		else

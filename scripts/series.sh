@@ -11,7 +11,8 @@
 #    [PREFIXES] of line 1 or the tracking data give b4's prefixes, vN in the
 #    subject forces the revision), b4 prep --auto-to-cc;
 # 3. scripts/check-series.sh t (refuse unless --force), then b4 send -o into
-#    out/series/t/v<N>/ (cover 0/N + N patches, .eml) and the series-* checks
+#    out/series/t/v<N>/ (cover 0/N + N patches, .eml; from v2 on also
+#    range-diff-v<N-1>.txt, b4 prep --compare-to) and the series-* checks
 #    of checks/ on those files (refuse unless --force);
 # 4. write the tracking block back at the end of cover-letters/t.
 # --skip-check-series (roundtrip.sh) does not run check-series (builds).
@@ -184,6 +185,11 @@ mkdir -p "$new"
 "${B4[@]}" send --no-sign -o "$new" >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send -o failed"; }
 n=$(ls "$new"/*.eml 2>/dev/null | wc -l)
 [ "$n" -gt 0 ] || die "b4 send -o wrote nothing into $new"
+# from v2 on: the range-diff against the previous revision as sent
+if [ "$rev" -gt 1 ] && git rev-parse -q --verify "refs/tags/sent/$t-v$((rev - 1))" >/dev/null; then
+	"${B4[@]}" prep --compare-to "v$((rev - 1))" >"$new/range-diff-v$((rev - 1)).txt" 2>>"$CACHE/series-$t.log" \
+		|| say "series: warning: b4 prep --compare-to v$((rev - 1)) failed"
+fi
 failed=
 for c in "$REPO"/checks/series-*; do
 	[ -x "$c" ] || continue
