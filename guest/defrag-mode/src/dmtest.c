@@ -6,6 +6,7 @@
  *   dmtest oom N           N global OOM kills in a row, guest stays usable
  *   dmtest hog             allocate and touch memory until killed
  *   dmtest pollute SECS    fragmenting load for SECS seconds (no OOM)
+ *   dmtest ballast MB      hold MB of anonymous memory, unkillable by OOM
  *
  * Output: "# " comment lines; the exit status is the verdict.
  */
@@ -281,6 +282,26 @@ static int pollute(int secs)
 	return 0;
 }
 
+/* Hold MB of anonymous memory (no swap in the test guest) until killed. */
+static int ballast(long mb)
+{
+	size_t len = (size_t)mb << 20;
+	char *p;
+
+	set_oom_adj("-1000\n");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	madvise(p, len, MADV_HUGEPAGE);
+	memset(p, 0x11, len);
+	printf("# ballast: %ld MB held\n", mb);
+	fflush(stdout);
+	for (;;)
+		pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -290,6 +311,8 @@ int main(int argc, char **argv)
 		return test_oom(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "hog"))
 		return hog();
+	if (argc >= 3 && !strcmp(argv[1], "ballast"))
+		return ballast(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "pollute"))
 		return pollute(atoi(argv[2]));
 	fprintf(stderr, "usage: dmtest sysctl|oom N|hog|pollute SECS\n");
