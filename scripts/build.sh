@@ -15,6 +15,12 @@ if [ -z "$src" ]; then
 	elif [ "$t" = medley ]; then src=$WORK/medley; bash "$REPO/scripts/medley.sh" >&2
 	else src=$WORK/$t; [ -e "$src/.git" ] || bash "$REPO/scripts/import.sh" "$t"; fi
 fi
+# $OBJ/<name> is a symlink to <tree>/.obj (see lib.sh), made here.
+case $obj in "$OBJ"/*)
+	mkdir -p "$src/.obj" "$OBJ"
+	[ "$(readlink -f "$obj")" = "$(readlink -f "$src/.obj")" ] || { rm -rf "$obj"; ln -sfn "$src/.obj" "$obj"; } ;;
+esac
+obj=$(readlink -f "$obj")
 mkdir -p "$obj" "$CCACHE_DIR"
 frags=("$REPO/guest/common.config")
 if [ "$t" = medley ]; then

@@ -16,6 +16,11 @@ BUILD_LOCK=$CACHE/build.lock
 # matplotlib), whatever python a developer has earlier on PATH.
 export PATH="/usr/bin:/bin:$PATH"
 export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
+# Each tree's objects live in <tree>/.obj (ignored by git; $OBJ/<name> is a
+# symlink to it), so every compile sees its sources at "..": with ccache's
+# base_dir, the base, every topic and the medley share cached objects for
+# every file they have in common.
+export CCACHE_BASEDIR=$CACHE
 
 say()  { printf '%s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
