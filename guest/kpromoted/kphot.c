@@ -193,7 +193,11 @@ static int inject_mode(int wait)
 
 	ptrs = malloc(sizeof(void *));
 	status = malloc(sizeof(int));
-	p = place(1, 1, 0);
+	/*
+	 * A fresh page sits in a per-CPU LRU batch, not on an LRU list,
+	 * until the batch is full: place a few batches and use the first.
+	 */
+	p = place(64, 1, 0);
 	pfn = pagemap_pfn(p);
 	kpfn = kernel_code_pfn();
 	printf("# page pfn %llu on node %d, kernel code pfn %llu\n", pfn,
