@@ -215,7 +215,7 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 	if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
 		d=$R/out/series/$t/v$nrev
 		c0=$(ls "$d"/*.eml | head -1)
-		if grep -qE "^Subject: \\[PATCH.* v$nrev[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
+		if grep -qE "^Subject: \\[PATCH.* v${nrev}[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
 			ok "v$nrev written: $(ls "$d"/*.eml | wc -l) mails, cover has 'Changes in v$nrev'"
 		else
 			notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag
