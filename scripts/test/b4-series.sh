@@ -19,6 +19,20 @@ check "series.sh refuses 'base'" bash -c "! bash '$S/series.sh' base >/dev/null 
 nopatch() { ! MM_TOPICS=nopatch-x bash "$S/series.sh" nopatch-x >"$T/o" 2>&1 && grep -q "no patches" "$T/o"; }
 check "series.sh refuses a topic without patches" nopatch
 
+# --- the cover letter file <-> b4 tracking data ---
+PY="/usr/bin/python3 $S/b4-cover.py"
+printf '[RFC PATCH 6.12 v3 0/4] mm: a subject\n\nBody line.\n' >"$T/cl"
+[ "$($PY prefixes "$T/cl")" = "RFC 6.12" ] && [ "$($PY subject-revision "$T/cl")" = 3 ] &&
+	[ "$($PY text "$T/cl" | head -1)" = "mm: a subject" ] \
+	&& ok "cover-letters: '[RFC PATCH 6.12 v3 0/4] subject' gives prefixes 'RFC 6.12', revision 3, bare subject" \
+	|| notok "cover-letters subject parsing"
+echo '{"series": {"revision": 2, "change-id": "20261203-x-0123", "prefixes": ["6.12"]}}' | $PY set-block "$T/cl"
+echo '{"series": {"revision": 3, "change-id": "20261203-x-0123", "prefixes": ["6.12"]}}' | $PY set-block "$T/cl"
+[ "$(grep -c -- '--- b4-submit-tracking ---' "$T/cl")" = 1 ] && [ "$($PY tracking "$T/cl" | $PY get revision)" = 3 ] &&
+	[ "$($PY text "$T/cl" | tail -1)" = "Body line." ] \
+	&& ok "cover-letters: the tracking block is replaced at the end, the body kept" \
+	|| notok "cover-letters: tracking block replacement"
+
 # --- the series checks on hand-made mails ---
 # mail NAME SUBJECT TO CC BODY-TAGS [EXTRA-LINE]
 mail() {
