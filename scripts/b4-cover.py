@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Helpers for scripts/series.sh: the cover letter file <-> b4 tracking data.
 
 cover-letters/<topic> is: line 1 subject (optionally with [PREFIXES]), blank
