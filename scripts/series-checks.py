@@ -374,7 +374,8 @@ def main():
     if errors:
         summary = f'{name}: {topic}: FAIL {len(errors)} problem(s): {errors[0]}' + (' ...' if len(errors) > 1 else '')
     else:
-        summary = f'{name}: {topic}: PASS {what} ({len(s.mails)} mails, {re.sub(r'[.]new$', '', os.path.relpath(s.dir, REPO))})'
+        shown = re.sub(r'[.]new$', '', os.path.relpath(s.dir, REPO))
+        summary = f'{name}: {topic}: PASS {what} ({len(s.mails)} mails, {shown})'
     log.append(summary)
     with open(logf, 'w', encoding='utf-8') as fh:
         fh.write('\n'.join(log) + '\n')
