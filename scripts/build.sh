@@ -42,6 +42,12 @@ rm -f "$obj/.built"
 # This object folder's own lock (sparse runs in it too), then the machine's.
 exec 8>"$obj/.lock"
 flock 8
+# A run of the whole suite (make check) holds the priority lock: other
+# builds wait until it ends instead of racing it for the build lock.
+if [ -z "${MM_PRIORITY:-}" ] && ! flock -n -s "$CACHE/priority.lock" true; then
+	say "build: make check is running; waiting for it"
+	flock -s "$CACHE/priority.lock" true
+fi
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}

@@ -7,6 +7,10 @@
 # Ends with "check: N passed, N failed"; results in out/check/.
 . "$(dirname "$0")/lib.sh"
 topics=${CHECK_TOPICS:-$TOPICS}
+# Builds of this run go first (see build.sh).
+exec 7>"$CACHE/priority.lock"
+flock 7
+export MM_PRIORITY=1
 res=$OUT/check
 rm -rf "$res" && mkdir -p "$res"
 t0=$(date +%s)
