@@ -7,6 +7,7 @@
 # Ends with "check: N passed, N failed"; results in out/check/.
 . "$(dirname "$0")/lib.sh"
 topics=${CHECK_TOPICS:-$TOPICS}
+mkdir -p "$CACHE"
 # Builds of this run go first (see build.sh).
 exec 7>"$CACHE/priority.lock"
 flock 7
