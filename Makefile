@@ -50,7 +50,7 @@ report:
 	@bash $(S)/report.sh
 
 series: base
-	@bash $(S)/series.sh $(or $(TOPIC),$(error TOPIC=... is required; 'make topics' lists them)) $(if $(FORCE),--force)
+	@bash $(S)/series.sh $(or $(TOPIC),$(error TOPIC=... is required; 'make topics' lists them)) $(if $(FORCE),--force) $(if $(SEND),--send)
 
 roundtrip: base
 	@bash $(S)/roundtrip.sh $(or $(TOPIC),$(error TOPIC=... is required))
