@@ -6,6 +6,7 @@
 
 if [ -f "$CACHE/base-version" ] && git -C "$BASE" rev-parse -q --verify "refs/tags/$(base_tag)" >/dev/null 2>&1; then
 	say "base: $(base_tag) at $BASE ($(git -C "$BASE" rev-parse --short "$(base_tag)"))"
+	bash "$REPO/scripts/b4-config.sh" >/dev/null   # b4 by hand: local transport only
 	exit 0
 fi
 [ -f "$TARBALL" ] || die "$TARBALL missing: run 'make deps'"
@@ -44,3 +45,5 @@ else
 	echo "$rec" > "$REPO/branches/BASE"
 fi
 say "base: v$tagver at $BASE ($(git -C "$BASE" rev-parse --short HEAD))"
+# b4 used by hand in any topic worktree: local transport only, from the start.
+bash "$REPO/scripts/b4-config.sh" >/dev/null
