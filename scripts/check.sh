@@ -24,7 +24,7 @@ record() { # step passed failed
 	pass=$((pass + $2)); fail=$((fail + $3))
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$res/summary.tsv"
 	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  (%s)\n' "$i" "$total" \
-		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$4" "$5" >&2
+		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$5" "$4" >&2
 }
 tapcount() { echo "$(grep -c '^ok ' "$1" || true) $(grep -c '^not ok ' "$1" || true)"; }
 for s in "${steps[@]}"; do
