@@ -52,17 +52,24 @@ exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}
 mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"; }
-if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.frag-sum" 2>/dev/null)" != "$want" ]; then
-	rm -f "$obj/.frag-sum"
-	mk tinyconfig >/dev/null
-	cat "${frags[@]}" >> "$obj/.config"
-	mk olddefconfig >/dev/null 2>&1
-	echo "$want" > "$obj/.frag-sum"
-fi
-mk olddefconfig >/dev/null
-# Every option a fragment asks for must be in the final .config.
+# The configuration is made afresh from the fragments at every build (a
+# tree at an earlier patch may have dropped a symbol a later patch adds);
+# .config is replaced only when the result differs, so nothing rebuilds
+# for nothing.
+cfg=$obj/.config.medley
+cp "$obj/.config" "$obj/.config.prev" 2>/dev/null || rm -f "$obj/.config.prev"
+mk KCONFIG_CONFIG=.config.medley tinyconfig >/dev/null 2>&1
+cat "${frags[@]}" >> "$cfg"
+mk KCONFIG_CONFIG=.config.medley olddefconfig >/dev/null 2>&1
+if [ -f "$obj/.config.prev" ] && cmp -s "$cfg" "$obj/.config.prev"; then rm -f "$cfg"
+else mv "$cfg" "$obj/.config"; fi
+rm -f "$obj/.config.prev"
+echo "$want" > "$obj/.frag-sum"
+# Every option a fragment asks for must be in the final .config (not checked
+# for the intermediate patches of a bisect build: MM_CONFIG_CHECK=0).
 missing=0
 while IFS= read -r line; do
+	[ "${MM_CONFIG_CHECK:-1}" = 0 ] && break
 	case $line in
 	CONFIG_*=*) grep -qxF "$line" "$obj/.config" || { say "build: $t: $line did not survive (see $obj/.config)"; missing=1; } ;;
 	"# CONFIG_"*" is not set") grep -qxF "$line" "$obj/.config" || { say "build: $t: '$line' did not survive"; missing=1; } ;;
