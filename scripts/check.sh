@@ -19,8 +19,28 @@ steps=("test-scripts" "base")
 for t in $topics; do steps+=("check-series $t" "boot $t" "roundtrip $t"); done
 steps+=("boot base" "peer" "boot medley")
 total=${#steps[@]}
-pass=0 fail=0 i=0
-record() { # step passed failed
+# checks/known-failures: "<step>  <reason>" for steps known to fail (or not
+# yet proven), each with its reason. Such a step still runs and is printed
+# as XFAIL (or XPASS); it does not fail the run. A step that fails and is
+# not listed fails the run.
+known() { grep -v '^#' "$REPO/checks/known-failures" 2>/dev/null | awk -v s="$1" -F'  +' '$1 == s {print $2}'; }
+# CI stops a run at 90 minutes: steps that would start after the budget are
+# reported as not run (and counted as failures) rather than cut off.
+budget=${MM_CHECK_BUDGET:-4800}
+pass=0 fail=0 i=0 xfail=0
+record() { # step passed failed log seconds
+	local why
+	why=$(known "$1")
+	if [ -n "$why" ]; then
+		if [ "$3" != 0 ]; then
+			xfail=$((xfail + 1))
+			printf '[%2d/%d] XFAIL %-27s %3d passed %3d failed  %5ss  known: %s\n' "$i" "$total" "$1" "$2" "$3" "$5" "$why" >&2
+			printf '%s\t%s\t%s\t%s\n' "$1" "$2" "xfail:$3" "$4" >> "$res/summary.tsv"
+			pass=$((pass + $2))
+			return
+		fi
+		say "       XPASS $1: listed in checks/known-failures but passed; remove the line"
+	fi
 	pass=$((pass + $2)); fail=$((fail + $3))
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$res/summary.tsv"
 	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  (%s)\n' "$i" "$total" \
@@ -31,6 +51,10 @@ for s in "${steps[@]}"; do
 	i=$((i + 1))
 	set -- $s
 	log=$res/$(echo "$s" | tr ' ' -).log
+	if [ $(( $(date +%s) - t0 )) -gt "$budget" ]; then
+		record "$s" 0 1 "not run: time budget of ${budget}s spent" 0
+		continue
+	fi
 	say "[$i/$total] $s ..."
 	start=$(date +%s)
 	case $1 in
@@ -72,5 +96,6 @@ done
 say ""
 column -t -s "$(printf '\t')" "$res/summary.tsv" | cut -c1-100 >&2
 say "check: $(( $(date +%s) - t0 ))s"
+[ $xfail = 0 ] || say "check: $xfail steps failed as known (checks/known-failures)"
 echo "check: $pass passed, $fail failed"
 [ $fail = 0 ]
