@@ -15,8 +15,10 @@ export MM_PRIORITY=1
 res=$OUT/check
 rm -rf "$res" && mkdir -p "$res"
 t0=$(date +%s)
+# Cheap steps first, so a slow kernel step cannot starve them of the budget.
 steps=("test-scripts" "base")
-for t in $topics; do steps+=("check-series $t" "boot $t" "roundtrip $t"); done
+for t in $topics; do steps+=("roundtrip $t"); done
+for t in $topics; do steps+=("check-series $t" "boot $t"); done
 steps+=("boot base" "peer" "boot medley")
 total=${#steps[@]}
 # checks/known-failures: "<step>  <reason>" for steps known to fail (or not
@@ -26,7 +28,7 @@ total=${#steps[@]}
 known() { grep -v '^#' "$REPO/checks/known-failures" 2>/dev/null | awk -v s="$1" -F'  +' '$1 == s {print $2}'; }
 # CI stops a run at 90 minutes: steps that would start after the budget are
 # reported as not run (and counted as failures) rather than cut off.
-budget=${MM_CHECK_BUDGET:-4800}
+budget=${MM_CHECK_BUDGET:-4500}
 pass=0 fail=0 i=0 xfail=0
 record() { # step passed failed log seconds
 	local why
@@ -57,9 +59,13 @@ for s in "${steps[@]}"; do
 	fi
 	say "[$i/$total] $s ..."
 	start=$(date +%s)
+	# No step may outlive the budget: it is stopped at the end of it.
+	left=$(( budget - (start - t0) ))
+	export BOOT_TIMEOUT=$(( left < 1500 ? left : 1500 ))
+	tmo() { timeout -k 10 "$left" "$@"; }
 	case $1 in
 	test-scripts)
-		bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1 || true
+		tmo bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1 || true
 		cat "$OUT"/test-scripts/*.tap 2>/dev/null | { grep -E '^(not )?ok ' || true; } > "$res/ts.tap"
 		read -r p f < <(tapcount "$res/ts.tap")
 		[ $((p + f)) -gt 0 ] || f=1
@@ -70,19 +76,19 @@ for s in "${steps[@]}"; do
 	check-series)
 		# Per-patch builds of the touched directories, full build at the tip
 		# (checks/build): keeps a cold run short; BISECT=full to override.
-		BISECT=${BISECT:-dirs} bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
+		tmo BISECT=${BISECT:-dirs} bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
 		p=$(grep -c '^  pass ' "$log" || true); f=$(grep -c '^  FAIL ' "$log" || true)
 		[ $((p + f)) -gt 0 ] || f=1
 		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
 	boot)
-		bash "$REPO/scripts/boot.sh" "$2" test >"$log" 2>&1 || true
+		tmo bash "$REPO/scripts/boot.sh" "$2" test >"$log" 2>&1 || true
 		j=$OUT/boot/$2/results.json
 		if [ -f "$j" ] && grep -q "^$2: " "$log"; then
 			read -r p f < <(/usr/bin/python3 -c "import json,sys; d=json.load(open('$j')); print(d['passed'], d['failed'])")
 		else p=0 f=1; fi
 		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
 	roundtrip)
-		bash "$REPO/scripts/roundtrip.sh" "$2" >"$log" 2>&1 || true
+		tmo bash "$REPO/scripts/roundtrip.sh" "$2" >"$log" 2>&1 || true
 		read -r p f < <(tapcount "$log")
 		[ $((p + f)) -gt 0 ] || f=1
 		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
