@@ -76,7 +76,7 @@ for s in "${steps[@]}"; do
 	check-series)
 		# Per-patch builds of the touched directories, full build at the tip
 		# (checks/build): keeps a cold run short; BISECT=full to override.
-		tmo BISECT=${BISECT:-dirs} bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
+		BISECT=${BISECT:-dirs} tmo bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
 		p=$(grep -c '^  pass ' "$log" || true); f=$(grep -c '^  FAIL ' "$log" || true)
 		[ $((p + f)) -gt 0 ] || f=1
 		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
