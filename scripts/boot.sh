@@ -41,7 +41,7 @@ qfile=$REPO/guest/${BENCH_TOPIC:-$t}/qemu
 [ "$t" = medley ] && qfile=$REPO/guest/kpromoted/qemu
 [ -f "$qfile" ] && qargs=$(grep -v '^#' "$qfile" | tr '\n' ' ')
 topics_arg=$(echo $payload | tr ' ' ,)
-cmdline="console=ttyS0 panic=-1 oops=panic loglevel=6 medley.mode=$mode medley.topics=$topics_arg medley.label=$label $extra"
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 medley.mode=$mode medley.topics=$topics_arg medley.label=$label $extra"
 timeout=${BOOT_TIMEOUT:-1800}
 
 if [ "$mode" = shell ]; then
