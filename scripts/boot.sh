@@ -19,7 +19,11 @@ if [ "$t" = medley ]; then payload="$TOPICS"; elif [ "$t" = base ]; then payload
 [ "$mode" = test ] && payload="$payload peer"
 # A benchmark runs one topic's payload on whatever kernel the plan names.
 if [ "$mode" = bench ]; then payload=${BENCH_TOPIC:?bench mode needs BENCH_TOPIC}; fi
-src=$WORK/$t obj=$OBJ/$kernel
+# Benchmarks run on the benchmark variant of the kernel (guest/bench.config:
+# no lockdep, DEBUG_VM or debug objects); MM_VARIANT= (empty) keeps the
+# debugging kernel.
+[ "$mode" = bench ] && export MM_VARIANT=${MM_VARIANT-bench}
+src=$WORK/$t obj=$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}
 [ "$t" = base ] && src=$BASE
 if [ -n "$n" ]; then
 	bash "$REPO/scripts/at-patch.sh" "$t" "$n" >/dev/null

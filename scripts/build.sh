@@ -5,11 +5,15 @@
 # kernel build at a time on this machine: builds take a lock.
 # Fails when an option a fragment asks for is not in the final .config.
 # Usage: build.sh TOPIC [SRC-TREE [OBJDIR]]   (the last two for per-patch builds)
+# MM_VARIANT=bench: the benchmark kernel, guest/bench.config applied last
+# (debugging off), objects in <tree>/.obj-bench, $OBJ/<name>+bench.
 . "$(dirname "$0")/lib.sh"
 t=${1:?usage: build.sh TOPIC}
 check_topic "$t"
 src=${2:-}
-obj=${3:-$OBJ/$t}
+variant=${MM_VARIANT:-}
+case $variant in ''|bench) ;; *) die "unknown MM_VARIANT '$variant' (known: bench)" ;; esac
+obj=${3:-$OBJ/$t${variant:++$variant}}
 if [ -z "$src" ]; then
 	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
 	elif [ "$t" = medley ]; then src=$WORK/medley; bash "$REPO/scripts/medley.sh" >&2
@@ -17,8 +21,9 @@ if [ -z "$src" ]; then
 fi
 # $OBJ/<name> is a symlink to <tree>/.obj (see lib.sh), made here.
 case $obj in "$OBJ"/*)
-	mkdir -p "$src/.obj" "$OBJ"
-	[ "$(readlink -f "$obj")" = "$(readlink -f "$src/.obj")" ] || { rm -rf "$obj"; ln -sfn "$src/.obj" "$obj"; } ;;
+	tobj=$src/.obj${variant:+-$variant}
+	mkdir -p "$tobj" "$OBJ"
+	[ "$(readlink -f "$obj")" = "$(readlink -f "$tobj")" ] || { rm -rf "$obj"; ln -sfn "$tobj" "$obj"; } ;;
 esac
 obj=$(readlink -f "$obj")
 mkdir -p "$obj" "$CCACHE_DIR"
@@ -28,6 +33,7 @@ if [ "$t" = medley ]; then
 elif [ -f "$REPO/guest/$t/config" ]; then
 	frags+=("$REPO/guest/$t/config")
 fi
+[ -n "$variant" ] && frags+=("$REPO/guest/$variant.config")
 # The config is regenerated only when a fragment or the tree's Kconfig changed.
 want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
 # Nothing to do (and no need to queue for the lock) when this tree state
@@ -66,7 +72,8 @@ else mv "$cfg" "$obj/.config"; fi
 rm -f "$obj/.config.prev"
 echo "$want" > "$obj/.frag-sum"
 # Every option a fragment asks for must be in the final .config (not checked
-# for the intermediate patches of a bisect build: MM_CONFIG_CHECK=0).
+# for the intermediate patches of a bisect build: MM_CONFIG_CHECK=0). When
+# fragments disagree, the later one wins, as it does for olddefconfig.
 missing=0
 while IFS= read -r line; do
 	[ "${MM_CONFIG_CHECK:-1}" = 0 ] && break
@@ -74,11 +81,15 @@ while IFS= read -r line; do
 	CONFIG_*=*) grep -qxF "$line" "$obj/.config" || { say "build: $t: $line did not survive (see $obj/.config)"; missing=1; } ;;
 	"# CONFIG_"*" is not set") grep -qxF "$line" "$obj/.config" || { say "build: $t: '$line' did not survive"; missing=1; } ;;
 	esac
-done < <(cat "${frags[@]}")
+done < <(cat "${frags[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { k = $0; sub(/=.*/, "", k) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { k = $2 }
+	k != "" { if (!(k in v)) o[n++] = k; v[k] = $0; k = "" }
+	END { for (i = 0; i < n; i++) print v[o[i]] }')
 [ $missing = 0 ] || die "config options missing for $t"
 start=$(date +%s)
 log=$obj/build.log
-say "build: $t in $obj (log: $log)"
+say "build: $t${variant:+ ($variant)} in $obj (log: $log)"
 if [ -t 2 ] && [ -z "${CI:-}" ]; then
 	# A progress line on a terminal: objects done so far.
 	( make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1; echo $? > "$obj/.rc" ) &

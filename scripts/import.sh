@@ -30,7 +30,7 @@ rm -f "$CACHE/import-$t.sum"
 # Recover from an interrupted import: abort any am in progress.
 git am --abort >/dev/null 2>&1 || true
 git checkout -q -f --detach "$tag"
-git clean -q -fdx -e /.obj
+git clean -q -fdx -e /.obj -e /.obj-bench
 git checkout -q -B "$t" "$tag"
 # b4's sent tags of earlier revisions (sent/<t>-vN), kept in cover-letters/<t>.sent/
 [ -d "$REPO/cover-letters/$t.sent" ] && bash "$REPO/scripts/sent-tags.sh" restore "$t"

@@ -44,7 +44,7 @@ for t in $order; do
 	done
 done
 g checkout -q -f -B medley "$tag"
-git clean -q -fdx -e /.obj
+git clean -q -fdx -e /.obj -e /.obj-bench
 mkdir -p "$gitdir/rr-cache"
 [ -d "$rr" ] && rsync -a "$rr/" "$gitdir/rr-cache/"
 for t in $order; do
