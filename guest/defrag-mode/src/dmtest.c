@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vmstat.h"
+
 #define SYSCTL "/proc/sys/vm/defrag_mode"
 
 static int read_int(const char *path, long *val)
@@ -128,25 +130,6 @@ static int hog(void)
 			p[off] = (char)off | 1;
 	}
 	return 0;
-}
-
-static unsigned long vmstat(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, name, len) && line[len] == ' ') {
-			v = strtoul(line + len + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
 }
 
 static double now(void)

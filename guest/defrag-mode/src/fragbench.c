@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "vmstat.h"
+
 #define MB (1UL << 20)
 #define HPAGE (2UL << 20)
 
@@ -420,22 +422,6 @@ static void read_vmstat(unsigned long *v)
 	fclose(f);
 }
 
-static unsigned long gauge(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			v = strtoul(line + len + 1, NULL, 10);
-	fclose(f);
-	return v;
-}
-
 static pid_t spawn(void (*fn)(void *), void *arg)
 {
 	pid_t pid = fork();
@@ -537,7 +523,7 @@ int main(int argc, char **argv)
 		printf("\n");
 		printf("lat %d %.0f %.1f %.1f %.1f secs %.1f free %lu blocks %lu\n",
 		       r, l.n, l.sum, l.sumsq, l.max, now() - t0,
-		       gauge("nr_free_pages"), gauge("nr_free_pages_blocks"));
+		       vmstat("nr_free_pages"), vmstat("nr_free_pages_blocks"));
 		kill(tpid, SIGUSR1);
 		if (read(ack[0], &c, 1) != 1)
 			return 1;
