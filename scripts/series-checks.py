@@ -182,12 +182,18 @@ def addrs(msg):
     return {a.lower() for _, a in email.utils.getaddresses(vals) if a}
 
 
+def tree_script(topic, name):
+    """(tree, path of scripts/<name> in the topic's tree, error or None)"""
+    tree = tree_for(topic)
+    path = os.path.join(tree, 'scripts', name)
+    return tree, path, None if os.path.exists(path) else f'no scripts/{name} in {tree}'
+
+
 def check_recipients(s, log):
     errors = []
-    tree = tree_for(s.topic)
-    getm = os.path.join(tree, 'scripts', 'get_maintainer.pl')
-    if not os.path.exists(getm):
-        return [f'no scripts/get_maintainer.pl in {tree}']
+    tree, getm, missing = tree_script(s.topic, 'get_maintainer.pl')
+    if missing:
+        return [missing]
     for name, msg in s.patches():
         path = os.path.join(s.dir, name)
         cmd = ['perl', getm] + GETM + ['--m', '--l', '--nor', '--nos', '--nofixes', path]
@@ -275,10 +281,9 @@ def exceptions(topic):
 
 def check_checkpatch(s, log):
     errors = []
-    tree = tree_for(s.topic)
-    cp = os.path.join(tree, 'scripts', 'checkpatch.pl')
-    if not os.path.exists(cp):
-        return [f'no scripts/checkpatch.pl in {tree}']
+    tree, cp, missing = tree_script(s.topic, 'checkpatch.pl')
+    if missing:
+        return [missing]
     exc = exceptions(s.topic)
     patchfiles = sorted(glob.glob(os.path.join(REPO, 'branches', s.topic, '*.patch')))
     for name, msg in s.patches():
