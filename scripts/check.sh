@@ -15,6 +15,15 @@ export MM_PRIORITY=1
 res=$OUT/check
 rm -rf "$res" && mkdir -p "$res"
 t0=$(date +%s)
+# Whether this run starts cold (no ccache yet), for the record kept below.
+cache_state=$(find "$CCACHE_DIR" -name '*R' 2>/dev/null | head -1 | grep -q . && echo warm || echo cold)
+# The step times outlive the clone (CI deletes it, and may stop a run): each
+# step is also appended to a file of this run in the cache, so the next
+# session can read how long CI's run took and where.
+mkdir -p "$CACHE/check-runs"
+runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
+{ echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
+  echo "# step	passed	failed	seconds	log"; } > "$runfile"
 # Cheap steps first, so a slow kernel step cannot starve them of the budget.
 steps=("test-scripts" "base")
 for t in $topics; do steps+=("roundtrip $t"); done
@@ -37,14 +46,14 @@ record() { # step passed failed log seconds
 		if [ "$3" != 0 ]; then
 			xfail=$((xfail + 1))
 			printf '[%2d/%d] XFAIL %-27s %3d passed %3d failed  %5ss  known: %s\n' "$i" "$total" "$1" "$2" "$3" "$5" "$why" >&2
-			printf '%s\t%s\t%s\t%s\n' "$1" "$2" "xfail:$3" "$4" >> "$res/summary.tsv"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "xfail:$3" "$5" "$4" | tee -a "$runfile" >> "$res/summary.tsv"
 			pass=$((pass + $2))
 			return
 		fi
 		say "       XPASS $1: listed in checks/known-failures but passed; remove the line"
 	fi
 	pass=$((pass + $2)); fail=$((fail + $3))
-	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$res/summary.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$5" "$4" | tee -a "$runfile" >> "$res/summary.tsv"
 	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  (%s)\n' "$i" "$total" \
 		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$5" "$4" >&2
 }
@@ -101,7 +110,8 @@ for s in "${steps[@]}"; do
 done
 say ""
 column -t -s "$(printf '\t')" "$res/summary.tsv" | cut -c1-100 >&2
-say "check: $(( $(date +%s) - t0 ))s"
+say "check: $(( $(date +%s) - t0 ))s ($cache_state start)"
+echo "# total $(( $(date +%s) - t0 ))s: $pass passed, $fail failed, $xfail known failures" >> "$runfile"
 [ $xfail = 0 ] || say "check: $xfail steps failed as known (checks/known-failures)"
 echo "check: $pass passed, $fail failed"
 [ $fail = 0 ]
