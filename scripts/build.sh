@@ -79,7 +79,9 @@ while IFS= read -r line; do
 	[ "${MM_CONFIG_CHECK:-1}" = 0 ] && break
 	case $line in
 	CONFIG_*=*) grep -qxF "$line" "$obj/.config" || { say "build: $t: $line did not survive (see $obj/.config)"; missing=1; } ;;
-	"# CONFIG_"*" is not set") grep -qxF "$line" "$obj/.config" || { say "build: $t: '$line' did not survive"; missing=1; } ;;
+	"# CONFIG_"*" is not set") # also met when the symbol is absent (its dependencies are off)
+		sym=${line#\# }; sym=${sym%% *}
+		! grep -q "^$sym=" "$obj/.config" || { say "build: $t: '$line' did not survive"; missing=1; } ;;
 	esac
 done < <(cat "${frags[@]}" | awk '
 	/^CONFIG_[A-Za-z0-9_]+=/ { k = $0; sub(/=.*/, "", k) }
