@@ -462,6 +462,17 @@ static int bench_text(int k, const char *file)
 			size_t j;
 			char c;
 
+			/*
+			 * Only our own ends: a write end of a command pipe left
+			 * open here (ours, or an earlier sibling's) means no EOF
+			 * for its reader, and the parent's waitpid() never ends.
+			 */
+			close(a[1]);
+			close(b[0]);
+			for (j = 0; j < (size_t)i; j++) {
+				close(cmd[j]);
+				close(res[j]);
+			}
 			if (m == MAP_FAILED)
 				_exit(1);
 			/* read it all (the baseline), then wait */
