@@ -15,7 +15,7 @@ for t in $topics; do
 	mkdir -p "$OUT/bench/$t"
 	n=$(grep -cv '^\s*\(#\|$\)' "$plan")
 	i=0
-	{ echo "command: make bench TOPIC=$t"; echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "base: $(base_tag)"; echo "host: $(nproc) CPUs, QEMU TCG"; echo "config: guest/common.config + the kernel's topic fragment$([ -n "${MM_VARIANT-bench}" ] && echo " + guest/bench.config (debugging off)")"; } > "$OUT/bench/$t/meta.txt"
+	{ echo "command: make bench TOPIC=$t"; echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "base: $(base_tag)"; echo "host: $(nproc) CPUs, QEMU TCG"; echo "config: guest/common.config + the kernel's topic fragment$([ -n "${MM_VARIANT:-}" ] && echo " + guest/bench.config (debugging off)")"; } > "$OUT/bench/$t/meta.txt"
 	while read -r label kernel cmdline; do
 		case $label in ''|'#'*) continue ;; esac
 		i=$((i + 1))
