@@ -85,9 +85,10 @@ for s in "${steps[@]}"; do
 		if bash "$REPO/scripts/base.sh" >"$log" 2>&1; then record "$s" 1 0 "$log" $(( $(date +%s) - start ))
 		else record "$s" 0 1 "$log" $(( $(date +%s) - start )); fi ;;
 	check-series)
-		# Per-patch builds of the touched directories, full build at the tip
-		# (checks/build): keeps a cold run short; BISECT=full to override.
-		BISECT=${BISECT:-dirs} tmo bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
+		# Bisect builds as checks/build's BISECT=objs: the whole tip first,
+		# then the series' objects at every earlier patch; keeps a cold run
+		# short. BISECT=full to override.
+		BISECT=${BISECT:-objs} tmo bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
 		p=$(grep -c '^  pass ' "$log" || true); f=$(grep -c '^  FAIL ' "$log" || true)
 		[ $((p + f)) -gt 0 ] || f=1
 		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;

@@ -21,6 +21,10 @@ export CCACHE_DIR=${CCACHE_DIR:-$CACHE/ccache}
 # base_dir, the base, every topic and the medley share cached objects for
 # every file they have in common.
 export CCACHE_BASEDIR=$CACHE
+# Depend mode: a miss compiles once, without ccache's extra preprocessor
+# run (kbuild's -Wp,-MMD lists the headers); a cold build is what bounds a
+# cold `make check`, and hits between trees still need equal headers.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 
 say()  { printf '%s\n' "$*" >&2; }
 die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
