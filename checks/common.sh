@@ -13,6 +13,9 @@ mkdir -p "$CDIR"
 LOG=$CDIR/$CHECK.log
 TSV=$CDIR/$CHECK.tsv
 : > "$LOG"; : > "$TSV"
+# A check that stops on a failed command (set -e) still says so in its
+# summary line, instead of leaving the table's row blank.
+trap 'echo "$CHECK: FAIL: stopped by a failed command at line $LINENO of checks/$CHECK (log: $LOG)"' ERR
 shopt -s nullglob
 PATCHES=("$REPO/branches/$T"/*.patch)
 NP=${#PATCHES[@]}
