@@ -24,6 +24,22 @@ row() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"; }
 log() { printf '%s\n' "$*" >> "$LOG"; }
 # A scratch tree of the topic (base + all patches) that check-series made.
 scratch() { bash "$REPO/scripts/at-patch.sh" "$T" "$NP"; }
+# base_worktree DIR: a scratch worktree of base at the base tag, clean: made
+# when missing; a lock or a git am left by an interrupted run is dropped;
+# files are rewritten only when they differ from the tag, so objects built
+# in DIR/.obj stay up to date.
+base_worktree() {
+	local tag
+	tag=$(base_tag)
+	if [ ! -e "$1/.git" ]; then git -C "$BASE" worktree prune; git -C "$BASE" worktree add -q -f --detach "$1" "$tag"; fi
+	rm -f "$(git -C "$1" rev-parse --git-dir)/index.lock"
+	git -C "$1" am --abort >/dev/null 2>&1 || true
+	if [ "$(git -C "$1" rev-parse HEAD)" != "$(git -C "$1" rev-parse "$tag^{commit}")" ] ||
+	   [ -n "$(git -C "$1" status --porcelain -uno)" ]; then
+		git -C "$1" checkout -q -f --detach "$tag"
+	fi
+	git -C "$1" clean -q -fd -e /.obj
+}
 # Files the series changes (paths in the tree), optionally filtered by a regex.
 changed_files() {
 	cat "${PATCHES[@]}" | sed -n 's|^+++ b/||p' | sort -u | grep -E "${1:-.}" || true
