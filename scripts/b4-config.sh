@@ -7,7 +7,15 @@
 # from scripts/get_maintainer.pl. Idempotent; series.sh runs it.
 . "$(dirname "$0")/lib.sh"
 [ -d "$BASE/.git" ] || die "no base repository at $BASE: run 'make base'"
-c() { git -C "$BASE" config "$@"; }
+# Written only where the value differs: a set base is then only read, and
+# readers never contend for .git/config.lock.
+c() {
+	case $1 in
+	--unset-all) git -C "$BASE" config --get-all "$2" >/dev/null || return 0 ;;
+	*) [ "$(git -C "$BASE" config --get "$1" 2>/dev/null)" != "$2" ] || return 0 ;;
+	esac
+	git -C "$BASE" config "$@"
+}
 c sendemail.smtpserver "$REPO/scripts/sendmail-local"
 c --unset-all sendemail.smtpserverport 2>/dev/null || true
 c --unset-all sendemail.smtpencryption 2>/dev/null || true

@@ -4,6 +4,13 @@
 # existing, tagged base is left as it is; a half-made one is made again.
 . "$(dirname "$0")/lib.sh"
 
+# One base.sh at a time: make check's two lanes (and every script that
+# needs the base) call it side by side, and two of them writing the base's
+# config at once made one fail ("could not lock config file"; CI's run of
+# session 4 lost its test-scripts step to that race).
+mkdir -p "$CACHE"
+exec 6>"$CACHE/base.lock"
+flock 6
 if [ -f "$CACHE/base-version" ] && git -C "$BASE" rev-parse -q --verify "refs/tags/$(base_tag)" >/dev/null 2>&1; then
 	say "base: $(base_tag) at $BASE ($(git -C "$BASE" rev-parse --short "$(base_tag)"))"
 	bash "$REPO/scripts/b4-config.sh" >/dev/null   # b4 by hand: local transport only

@@ -25,6 +25,16 @@ check "boot refuses an unknown topic" unknown_boot
 make_unknown() { ! make -s -C "$REPO" import >"$T/o" 2>&1 && grep -q "TOPIC=... is required" "$T/o"; }
 check "make import without TOPIC says what is needed" make_unknown
 
+# make check's lanes call base.sh side by side (check-series and a round trip
+# start at the same second): eight at once must all succeed.
+parallel_base() {
+	local pids=() p rc=0
+	for p in 1 2 3 4 5 6 7 8; do bash "$S/base.sh" >>"$T/log" 2>&1 & pids+=($!); done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	return $rc
+}
+check "eight base.sh at once all succeed (no race on the base's config)" parallel_base
+
 # A scratch repository: a fake topic in a private cache and a private copy
 # of branches/ (so nothing in the real branches/ changes).
 mkdir -p "$T/cache" "$T/repo"
