@@ -3,12 +3,20 @@
 # (scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
+# make check counts every .tap here: none may be left from an earlier run
+rm -f "$OUT/test-scripts"/*.tap
 pass=0 fail=0
 for t in "$REPO"/scripts/test/*.sh; do
 	name=$(basename "$t" .sh)
 	[ "$name" = sandbox ] && continue
+	# MM_SKIP_TESTS="name ...": scripts left out (make check leaves out the
+	# demo round trip, as it runs roundtrip.sh on every real topic).
+	case " ${MM_SKIP_TESTS:-} " in
+	*" $name "*) printf '  skip %-16s (MM_SKIP_TESTS)\n' "$name" >&2; continue ;;
+	esac
 	start=$(date +%s)
-	bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1
+	# A failing test script exits non-zero: counted below, the next still runs.
+	bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true
 	p=$(grep -c '^ok ' "$OUT/test-scripts/$name.tap" || true)
 	f=$(grep -c '^not ok ' "$OUT/test-scripts/$name.tap" || true)
 	pass=$((pass + p)); fail=$((fail + f))
