@@ -8,18 +8,24 @@
  * can accumulate as it does over consecutive kernel builds:
  *   anon      movable: anonymous chunks, freed and refaulted at random
  *   files     movable: page cache of files written/read/deleted on DIR
- *   slab      reclaimable: dentries/inodes (files, negative lookups,
- *             /proc and /sys walks)
- *   unmov     unmovable: page tables of sparse mappings, full pipes,
- *             unix sockets with queued data; a few kept for good
- * On top, per round, BURSTS THP bursts: MADV_HUGEPAGE regions of THP_MB
- * faulted in 2M steps; each fault's latency is recorded.
+ *   slab      reclaimable: negative dentries, /proc and /sys walks
+ * Per round, driven by the main loop (the same amounts in every run):
+ *   ramp      unmovable and reclaimable demand that grows while memory
+ *             is full of movable pages: page tables of sparse mappings,
+ *             full pipes, unix socket queues, inodes + dentries; at the
+ *             end of the round a part of it is freed again, leaving
+ *             holes wherever it was placed
+ *   thp       BURSTS THP bursts in between: MADV_HUGEPAGE regions of
+ *             THP_MB faulted in 2M steps; each fault's latency is
+ *             recorded.
  *
- * Per round it prints "round R <vmstat deltas>" and "lat R n sum sumsq
- * huge" lines; a tracer child counts mm_page_alloc_extfrag events by
- * class and type pair ("extfrag R class alloc_mt fallback_mt count").
+ * Per round it prints "round R <vmstat deltas>", "lat R n sum sumsq max
+ * secs S free F blocks B" and "pageblocks R <type>=<n>..." lines; a
+ * tracer child counts mm_page_alloc_extfrag events by class and type
+ * pair ("extfrag R class alloc_mt fallback_mt count").
  *
  * Usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB
+ *                  [UNMOV_MB_PER_ROUND FILES_PER_ROUND]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -32,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -178,28 +185,15 @@ static void walk(const char *path, int depth, int *budget)
 static void worker_slab(const char *dir)
 {
 	char path[256];
-	unsigned long n = 0;
 
 	while (!stop) {
 		struct stat st;
 		int budget = 3000;
 
-		/* small files that stay: dentries + inodes, like a build tree */
-		for (int k = 0; k < 200 && !stop; k++, n++) {
-			int fd;
-
-			snprintf(path, sizeof(path), "%s/tree/d%lu", dir, n / 500);
-			mkdir(path, 0755);
-			snprintf(path, sizeof(path), "%s/tree/d%lu/o%lu.o", dir,
-				 n / 500, n);
-			fd = open(path, O_WRONLY | O_CREAT, 0644);
-			if (fd >= 0)
-				close(fd);
-		}
 		/* negative dentries: failed lookups, like header searches */
 		for (int k = 0; k < 2000 && !stop; k++) {
-			snprintf(path, sizeof(path), "%s/tree/d%lu/h%lu.h", dir,
-				 rnd() % (n / 500 + 1), rnd() % 1000000);
+			snprintf(path, sizeof(path), "%s/tree/x%lu.h", dir,
+				 (unsigned long)(rnd() % 1000000));
 			stat(path, &st);
 		}
 		walk("/proc", 0, &budget);
@@ -208,68 +202,268 @@ static void worker_slab(const char *dir)
 	}
 }
 
-/* -------------------------------------------------------------- unmov */
+/* --------------------------------------------------------------- ramp */
+/*
+ * Unmovable and reclaimable demand that grows round after round while
+ * memory is full of movable pages, and is partly released again, so that
+ * what is freed leaves holes and what stays sits wherever the allocator
+ * put it. Driven by commands, so that every configuration gets exactly
+ * the same amounts in the same order:
+ *   'n' a new round;
+ *   's' one slice of the round's growth: 1/SLICES of UNMOV_MB more
+ *       unmovable memory (page tables of sparse mappings, full pipes,
+ *       unix socket queues) and of FILES more inodes + dentries (empty
+ *       files), with negative dentries. The burster asks for a slice
+ *       right after each burst of the first half of the round, while
+ *       it holds its huge pages, when memory is at its fullest;
+ *   'r' the slices not done yet (a burster cut short by its time cap),
+ *       then, once per round, the release: each item added this round
+ *       dies with probability REL_NEW, each older one with REL_OLD. The
+ *       burster asks for it half way, so that the second half of the
+ *       round (its bursts and the background load) runs with the holes
+ *       left behind; the main loop asks again at the end of the round
+ *       (a no-op unless the burster was cut short).
+ * Page tables: a PROT_READ mapping read once per 2 MiB maps the shared
+ * zero page, so each 2 MiB costs one page table page and no data page;
+ * unmapping a 2 MiB slot frees exactly that page table page.
+ */
+#define REL_NEW 85	/* percent of this round's items freed at its end */
+#define REL_OLD 10	/* percent of older items freed at each round end */
+
+struct item { int kind, round; long a, b; };	/* a,b: fds or slot */
+enum { K_PT, K_PIPE, K_SOCK, K_FILE };
+
+static struct item *items;
+static size_t nitems, maxitems;
+static char *pt_area;			/* the sparse VA range */
+static size_t pt_slots, pt_next;
+
+static void add_item(int kind, int round, long a, long b)
+{
+	if (nitems == maxitems) {
+		maxitems = maxitems ? 2 * maxitems : 4096;
+		items = realloc(items, maxitems * sizeof(*items));
+		if (!items)
+			_exit(3);
+	}
+	items[nitems++] = (struct item){ kind, round, a, b };
+}
+
+static void file_path(char *path, size_t len, const char *dir, long n)
+{
+	snprintf(path, len, "%s/tree/d%ld/o%ld.o", dir, n / 1000, n);
+}
+
+struct ramp_args {
+	const char *dir;
+	size_t unmov;		/* bytes of unmovable memory per round */
+	int files;		/* new files per round */
+	int slices;		/* the growth comes in this many slices */
+	int cmd, ack;		/* command and acknowledgement pipes */
+};
+
+#define PIPE_BYTES (1UL << 20)
+#define SOCK_BYTES (256UL << 10)
+#define PT_GROUP 8	/* page tables mapped and freed 8 at a time (16 MiB) */
+
+static double tm[6];	/* seconds per part of the ramp, this round */
+
 static void fill_fd(int fd, const char *buf, size_t len)
 {
 	while (write(fd, buf, len) > 0)
 		;
 }
 
-static void worker_unmov(void)
+/* slice k of n of a total: the parts add up to the total exactly */
+static size_t part(size_t total, int k, int n)
 {
-	enum { NP = 48, NS = 16, NM = 8, KEEP = 160 };
-	int pipes[NP][2], socks[NS][2], kept = 0;
-	char *maps[NM] = { 0 };
-	const size_t vlen = 128UL << 21;	/* 128 page tables each */
-	char buf[4096];
-	unsigned long iter = 0;
+	return total * (k + 1) / n - total * k / n;
+}
 
-	memset(buf, 0x33, sizeof(buf));
-	for (int i = 0; i < NP; i++)
-		pipes[i][0] = pipes[i][1] = -1;
-	for (int i = 0; i < NS; i++)
-		socks[i][0] = socks[i][1] = -1;
-	while (!stop) {
-		int i = rnd() % NP, s = rnd() % NS, m = rnd() % NM;
+/*
+ * One slice of a round's growth: 30% page tables, 50% pipes, 20% unix
+ * socket queues; files (inode + dentry each) and 5 negative dentries
+ * per file (failed lookups in tmpfs, like header searches).
+ */
+static void ramp_slice(struct ramp_args *ra, int round, int k, long *nfile)
+{
+	static char buf[65536];
+	int n = ra->slices;
+	size_t npt = part(ra->unmov * 3 / 10 / 4096 / PT_GROUP, k, n);
+	size_t npipe = part(ra->unmov / 2 / PIPE_BYTES, k, n);
+	size_t nsock = part(ra->unmov / 5 / SOCK_BYTES, k, n);
+	int nf = (int)part(ra->files, k, n);
+	char path[256];
+	struct stat st;
+	double t = now();
 
-		iter++;
-		if (pipes[i][0] >= 0) {
-			/* now and then, leak one for good */
-			if (kept < KEEP && iter % 16 == 0) {
-				kept++;
-			} else {
-				close(pipes[i][0]);
-				close(pipes[i][1]);
-			}
+	memset(buf, 0x5a, sizeof(buf));
+	/* page tables: one page table page per 2 MiB slot read once */
+	for (; npt && pt_next + PT_GROUP <= pt_slots; npt--) {
+		for (int i = 0; i < PT_GROUP; i++) {
+			volatile char *p = pt_area + (pt_next + i) * HPAGE +
+					   (rnd() % 512) * 4096;
+
+			(void)*p;
 		}
-		if (pipe2(pipes[i], O_NONBLOCK) == 0)
-			fill_fd(pipes[i][1], buf, sizeof(buf));
-		else
-			pipes[i][0] = pipes[i][1] = -1;
+		add_item(K_PT, round, (long)pt_next, 0);
+		pt_next += PT_GROUP;
+	}
+	tm[0] += now() - t;
+	t = now();
+	/* pipes of 1 MiB, filled and kept open */
+	for (; npipe; npipe--) {
+		int fd[2];
 
-		if (socks[s][0] >= 0) {
-			close(socks[s][0]);
-			close(socks[s][1]);
-		}
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0,
-			       socks[s]) == 0)
-			fill_fd(socks[s][0], buf, sizeof(buf));
-		else
-			socks[s][0] = socks[s][1] = -1;
+		if (pipe2(fd, O_NONBLOCK))
+			break;
+		fcntl(fd[1], F_SETPIPE_SZ, (int)PIPE_BYTES);
+		fill_fd(fd[1], buf, sizeof(buf));
+		add_item(K_PIPE, round, fd[0], fd[1]);
+	}
+	tm[1] += now() - t;
+	t = now();
+	/* unix stream sockets with about 256 KiB queued (skbs, page frags) */
+	for (; nsock; nsock--) {
+		int fd[2], sz = SOCK_BYTES / 2;	/* the kernel doubles it */
 
-		if (maps[m])
-			munmap(maps[m], vlen);
-		maps[m] = mmap(NULL, vlen, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
-		if (maps[m] == MAP_FAILED) {
-			maps[m] = NULL;
-		} else {
-			madvise(maps[m], vlen, MADV_NOHUGEPAGE);
-			for (size_t off = 0; off < vlen; off += HPAGE)
-				maps[m][off + (rnd() % 512) * 4096] = 1;
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fd))
+			break;
+		setsockopt(fd[0], SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz));
+		fill_fd(fd[0], buf, 32768);
+		add_item(K_SOCK, round, fd[0], fd[1]);
+	}
+	tm[2] += now() - t;
+	t = now();
+	/* reclaimable: inodes + dentries of small files that stay ... */
+	for (int i = 0; i < nf; i++, (*nfile)++) {
+		int fd;
+
+		if (*nfile % 1000 == 0) {
+			snprintf(path, sizeof(path), "%s/tree/d%ld", ra->dir,
+				 *nfile / 1000);
+			mkdir(path, 0755);
 		}
-		usleep(2000);
+		file_path(path, sizeof(path), ra->dir, *nfile);
+		fd = open(path, O_WRONLY | O_CREAT, 0644);
+		if (fd >= 0) {
+			close(fd);
+			add_item(K_FILE, round, *nfile, 0);
+		}
+	}
+	tm[3] += now() - t;
+	t = now();
+	/* ... and negative dentries */
+	for (int i = 0; i < 5 * nf; i++) {
+		snprintf(path, sizeof(path), "/tmp/fbneg/h%lu.h",
+			 (unsigned long)(rnd() % 100000000));
+		stat(path, &st);
+	}
+	tm[4] += now() - t;
+}
+
+static void ramp_release(struct ramp_args *ra, int round)
+{
+	char path[256];
+	size_t j = 0;
+
+	for (size_t i = 0; i < nitems; i++) {
+		struct item *it = &items[i];
+		int p = it->round == round ? REL_NEW : REL_OLD;
+
+		if ((int)(rnd() % 100) >= p) {
+			items[j++] = *it;
+			continue;
+		}
+		switch (it->kind) {
+		case K_PT:
+			munmap(pt_area + it->a * HPAGE, PT_GROUP * HPAGE);
+			break;
+		case K_PIPE:
+		case K_SOCK:
+			close(it->a);
+			close(it->b);
+			break;
+		case K_FILE:
+			file_path(path, sizeof(path), ra->dir, it->a);
+			unlink(path);
+			break;
+		}
+	}
+	nitems = j;
+}
+
+static void ramp_print(int round, double secs)
+{
+	size_t n[4] = { 0 };
+
+	for (size_t i = 0; i < nitems; i++)
+		n[items[i].kind]++;
+	printf("ramp %d held: page_tables %zu pipes %zu sockets %zu files %zu; %.1fs in the ramp (pt %.1f pipes %.1f sockets %.1f files %.1f negdentries %.1f release %.1f)\n",
+	       round, n[K_PT] * PT_GROUP, n[K_PIPE], n[K_SOCK], n[K_FILE], secs,
+	       tm[0], tm[1], tm[2], tm[3], tm[4], tm[5]);
+	memset(tm, 0, sizeof(tm));
+}
+
+static void worker_ramp(struct ramp_args *ra)
+{
+	long nfile = 0;
+	char c;
+	int round = 0, slice = 0, released = 0;
+	double busy = 0, t, t2;
+
+	/* room for 64 rounds of page tables, slots never reused */
+	pt_slots = (ra->unmov * 3 / 10 / 4096) * 64 + PT_GROUP;
+	mkdir("/tmp/fbneg", 0755);
+	pt_area = mmap(NULL, (pt_slots + 1) * HPAGE, PROT_READ,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (pt_area == MAP_FAILED) {
+		perror("ramp: mmap");
+		pt_slots = 0;
+	} else {
+		pt_area = (char *)(((uintptr_t)pt_area + HPAGE - 1) &
+				   ~(HPAGE - 1));
+		madvise(pt_area, pt_slots * HPAGE, MADV_NOHUGEPAGE);
+	}
+	while (read(ra->cmd, &c, 1) == 1) {
+		t = now();
+		switch (c) {
+		case 'n':
+			round++;
+			slice = 0;
+			released = 0;
+			busy = 0;
+			break;
+		case 's':
+			if (slice < ra->slices)
+				ramp_slice(ra, round, slice++, &nfile);
+			break;
+		case 'r':
+			if (released)
+				break;
+			released = 1;
+			while (slice < ra->slices)
+				ramp_slice(ra, round, slice++, &nfile);
+			t2 = now();
+			ramp_release(ra, round);
+			tm[5] = now() - t2;
+			ramp_print(round, busy + now() - t);
+			break;
+		default:
+			return;
+		}
+		busy += now() - t;
+		if (write(ra->ack, &c, 1) != 1)
+			break;
+	}
+}
+
+/* A command to the ramp worker, answered when it is done. */
+static void ramp_cmd(int cmd, int ack, char c)
+{
+	if (write(cmd, &c, 1) != 1 || read(ack, &c, 1) != 1) {
+		fprintf(stderr, "fragbench: ramp worker gone\n");
+		exit(1);
 	}
 }
 
@@ -304,6 +498,11 @@ static void tracer(int round_fd, int ack_fd, int pb)
 			}
 			line[ll] = 0;
 			ll = 0;
+			/* stack traces of a debugging trigger, if any */
+			if (strstr(line, " => ") || strstr(line, "<stack trace>")) {
+				printf("stack %s\n", line);
+				continue;
+			}
 			a = strstr(line, "alloc_migratetype=");
 			f = strstr(line, "fallback_migratetype=");
 			o = strstr(line, "fallback_order=");
@@ -346,9 +545,10 @@ struct lat { double n, sum, sumsq, huge, max; };
 /*
  * A fixed number of bursts per round, so that every configuration makes
  * the same number of huge page attempts whatever the host load; capped
- * at 30 seconds per round (a thrashing guest makes fewer attempts).
+ * at 60 seconds per round (a thrashing guest makes fewer attempts).
  */
-static void burster(int bursts, double cap, size_t bytes, int out_fd)
+static void burster(int bursts, double cap, size_t bytes, int out_fd,
+		    int rcmd, int rack)
 {
 	struct lat l = { 0 };
 	char *prev = NULL;
@@ -374,6 +574,12 @@ static void burster(int bursts, double cap, size_t bytes, int out_fd)
 			if (dt > l.max)
 				l.max = dt;
 		}
+		/* first half: a slice of the ramp while both bursts are held */
+		if (b < (bursts + 1) / 2)
+			ramp_cmd(rcmd, rack, 's');
+		/* half way: the release */
+		if (b == (bursts + 1) / 2 - 1)
+			ramp_cmd(rcmd, rack, 'r');
 		if (prev)
 			munmap(prev, bytes + HPAGE);
 		prev = raw;
@@ -422,15 +628,72 @@ static void read_vmstat(unsigned long *v)
 	fclose(f);
 }
 
+/* "Number of blocks type" of /proc/pagetypeinfo, summed over zones. */
+static void print_pageblocks(int round)
+{
+	static const char *const names[] = { "Unmovable", "Movable",
+		"Reclaimable", "HighAtomic", "CMA", "Isolate" };
+	unsigned long sum[6] = { 0 };
+	char line[512], *p;
+	int hdr = 0, col[6], nc = 0;
+	FILE *f = fopen("/proc/pagetypeinfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Number of blocks type", 21)) {
+			char *tok = strtok(line + 21, " \n");
+
+			/* the column order, once */
+			for (nc = 0; tok && nc < 6; tok = strtok(NULL, " \n")) {
+				col[nc] = -1;
+				for (int k = 0; k < 6; k++)
+					if (!strcmp(tok, names[k]))
+						col[nc] = k;
+				nc++;
+			}
+			hdr = 1;
+			continue;
+		}
+		if (!hdr || strncmp(line, "Node", 4))
+			continue;
+		p = strstr(line, "zone");
+		if (!p)
+			continue;
+		p += 4;
+		while (*p == ' ')
+			p++;
+		while (*p && *p != ' ')
+			p++;
+		for (int c = 0; c < nc; c++) {
+			unsigned long v = strtoul(p, &p, 10);
+
+			if (col[c] >= 0)
+				sum[col[c]] += v;
+		}
+	}
+	fclose(f);
+	printf("pageblocks %d", round);
+	for (int k = 0; k < 6; k++)
+		printf(" %s=%lu", names[k], sum[k]);
+	printf("\n");
+}
+
+static int nspawned;
+
 static pid_t spawn(void (*fn)(void *), void *arg)
 {
-	pid_t pid = fork();
+	pid_t pid;
+
+	nspawned++;
+	pid = fork();
 
 	if (pid == 0) {
 		struct sigaction sa = { .sa_handler = on_term };
 
 		sigaction(SIGTERM, &sa, NULL);
-		rng_state ^= (uint64_t)getpid() * 0x9e3779b97f4a7c15ULL;
+		/* the same stream in every run: same load for every kernel */
+		rng_state ^= (uint64_t)nspawned * 0x9e3779b97f4a7c15ULL;
 		fn(arg);
 		_exit(0);
 	}
@@ -441,19 +704,21 @@ struct wargs { const char *dir; size_t bytes; };
 static void run_anon(void *a) { worker_anon(((struct wargs *)a)->bytes); }
 static void run_files(void *a) { worker_files(((struct wargs *)a)->dir, ((struct wargs *)a)->bytes); }
 static void run_slab(void *a) { worker_slab(((struct wargs *)a)->dir); }
-static void run_unmov(void *a) { (void)a; worker_unmov(); }
+static void run_ramp(void *a) { worker_ramp(a); }
 
 int main(int argc, char **argv)
 {
-	int rounds, bursts, pb = 9, ack[2], lp[2];
+	int rounds, bursts, pb = 9, ack[2], lp[2], rc[2], ra_ack[2];
 	double warmup;
 	struct wargs wa, wf, ws;
+	struct ramp_args ra;
+	struct rlimit nofile = { 1 << 16, 1 << 16 };
 	pid_t pids[5], tpid;
 	unsigned long v0[NK], v1[NK];
 	char path[256];
 
 	if (argc < 8) {
-		fprintf(stderr, "usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB\n");
+		fprintf(stderr, "usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB [UNMOV_MB FILES]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -464,6 +729,13 @@ int main(int argc, char **argv)
 	wa.bytes = atol(argv[5]) * MB;
 	wf.bytes = atol(argv[6]) * MB;
 	size_t thp_bytes = atol(argv[7]) * MB;
+	ra.dir = argv[4];
+	ra.unmov = (argc > 8 ? atol(argv[8]) : 8) * MB;
+	ra.files = argc > 9 ? atoi(argv[9]) : 3000;
+	ra.slices = bursts > 1 ? (bursts + 1) / 2 : 1;
+	/* the ramp keeps thousands of pipes and sockets open */
+	if (setrlimit(RLIMIT_NOFILE, &nofile))
+		perror("setrlimit");
 
 	if (getenv("PAGEBLOCK_ORDER"))
 		pb = atoi(getenv("PAGEBLOCK_ORDER"));
@@ -472,8 +744,10 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/tree", argv[4]);
 	mkdir(path, 0755);
 
-	if (pipe(ack) || pipe(lp))
+	if (pipe(ack) || pipe(lp) || pipe(rc) || pipe(ra_ack))
 		return 1;
+	ra.cmd = rc[0];
+	ra.ack = ra_ack[1];
 	tpid = fork();
 	if (tpid == 0) {
 		tracer(-1, ack[1], pb);
@@ -482,11 +756,12 @@ int main(int argc, char **argv)
 	pids[0] = spawn(run_anon, &wa);
 	pids[1] = spawn(run_files, &wf);
 	pids[2] = spawn(run_slab, &ws);
-	pids[3] = spawn(run_unmov, NULL);
+	pids[3] = spawn(run_ramp, &ra);
 	pids[4] = 0;
 
-	printf("# fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d\n",
-	       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb);
+	printf("# fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d, per round: unmovable +%zu MB, files +%d (released: %d%% of the round's, %d%% of older)\n",
+	       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb,
+	       ra.unmov / MB, ra.files, REL_NEW, REL_OLD);
 	printf("keys");
 	for (size_t k = 0; k < NK; k++)
 		printf(" %s", keys[k]);
@@ -502,6 +777,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	printf("# warmup done\n");
+	print_pageblocks(0);
 
 	for (int r = 1; r <= rounds; r++) {
 		struct lat l;
@@ -510,12 +786,16 @@ int main(int argc, char **argv)
 		double t0 = now();
 
 		read_vmstat(v0);
+		/* THP bursts, the ramp growing and shrinking between them */
+		ramp_cmd(rc[1], ra_ack[0], 'n');
 		b = fork();
 		if (b == 0)
-			burster(bursts, 30.0, thp_bytes, lp[1]);
+			burster(bursts, 60.0, thp_bytes, lp[1], rc[1], ra_ack[0]);
 		if (read(lp[0], &l, sizeof(l)) != sizeof(l))
 			memset(&l, 0, sizeof(l));
 		waitpid(b, NULL, 0);
+		/* the rest of the growth if any, and part of it goes away */
+		ramp_cmd(rc[1], ra_ack[0], 'r');
 		read_vmstat(v1);
 		printf("round %d", r);
 		for (size_t k = 0; k < NK; k++)
@@ -524,10 +804,12 @@ int main(int argc, char **argv)
 		printf("lat %d %.0f %.1f %.1f %.1f secs %.1f free %lu blocks %lu\n",
 		       r, l.n, l.sum, l.sumsq, l.max, now() - t0,
 		       vmstat("nr_free_pages"), vmstat("nr_free_pages_blocks"));
+		print_pageblocks(r);
 		kill(tpid, SIGUSR1);
 		if (read(ack[0], &c, 1) != 1)
 			return 1;
 	}
+	close(rc[1]);	/* the ramp worker ends on EOF */
 	for (int i = 0; i < 4; i++)
 		kill(pids[i], SIGTERM);
 	for (int i = 0; i < 4; i++)
