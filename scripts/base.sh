@@ -13,6 +13,7 @@ exec 6>"$CACHE/base.lock"
 flock 6
 if [ -f "$CACHE/base-version" ] && git -C "$BASE" rev-parse -q --verify "refs/tags/$(base_tag)" >/dev/null 2>&1; then
 	say "base: $(base_tag) at $BASE ($(git -C "$BASE" rev-parse --short "$(base_tag)"))"
+	[ "$(git -C "$BASE" config gc.auto)" = 0 ] || git -C "$BASE" config gc.auto 0
 	bash "$REPO/scripts/b4-config.sh" >/dev/null   # b4 by hand: local transport only
 	exit 0
 fi
@@ -34,6 +35,11 @@ tagver="$kver-debian-${ver#*-}"
 tagver=${tagver//\~/_}
 cd "$src"
 git init -q -b base
+# No automatic gc: after the first commit of 80k files "git gc --auto"
+# repacked the whole tree in the background (minutes of both cores in a
+# cold make check), holding this script's lock, inherited, all the while.
+# The base is a cache; loose objects serve its worktrees as well.
+git config gc.auto 0
 git -c user.name="mm-medley" -c user.email="mm-medley@localhost" add -A
 GIT_AUTHOR_DATE="2025-01-01T00:00:00Z" GIT_COMMITTER_DATE="2025-01-01T00:00:00Z" git -c user.name="Debian kernel team" \
 	-c user.email="debian-kernel@lists.debian.org" \
