@@ -62,14 +62,27 @@ mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" 
 # tree at an earlier patch may have dropped a symbol a later patch adds);
 # .config is replaced only when the result differs, so nothing rebuilds
 # for nothing.
-cfg=$obj/.config.medley
-cp "$obj/.config" "$obj/.config.prev" 2>/dev/null || rm -f "$obj/.config.prev"
-mk KCONFIG_CONFIG=.config.medley tinyconfig >/dev/null 2>&1
-cat "${frags[@]}" >> "$cfg"
-mk KCONFIG_CONFIG=.config.medley olddefconfig >/dev/null 2>&1
-if [ -f "$obj/.config.prev" ] && cmp -s "$cfg" "$obj/.config.prev"; then rm -f "$cfg"
-else mv "$cfg" "$obj/.config"; fi
-rm -f "$obj/.config.prev"
+# What the configuration is made from: the fragments and the tree's Kconfig
+# files (and tinyconfig's inputs), committed or not. When that is what the
+# last .config was made from, it is kept as it is: a bisect build moves a
+# scratch tree one patch on and rebuilds a few objects, and tinyconfig plus
+# olddefconfig took 20-30 s of each such state on a 2-core machine.
+cfgkey="$want $( { git -C "$src" ls-files -s -- '*Kconfig*' '*tiny.config'
+	git -C "$src" diff HEAD -- '*Kconfig*' '*tiny.config'; } 2>/dev/null | sha1sum | cut -c1-12)"
+if [ -f "$obj/.config" ] && [ "$(cat "$obj/.config-key" 2>/dev/null)" = "$cfgkey" ]; then
+	:
+else
+	rm -f "$obj/.config-key"
+	cfg=$obj/.config.medley
+	cp "$obj/.config" "$obj/.config.prev" 2>/dev/null || rm -f "$obj/.config.prev"
+	mk KCONFIG_CONFIG=.config.medley tinyconfig >/dev/null 2>&1
+	cat "${frags[@]}" >> "$cfg"
+	mk KCONFIG_CONFIG=.config.medley olddefconfig >/dev/null 2>&1
+	if [ -f "$obj/.config.prev" ] && cmp -s "$cfg" "$obj/.config.prev"; then rm -f "$cfg"
+	else mv "$cfg" "$obj/.config"; fi
+	rm -f "$obj/.config.prev"
+	echo "$cfgkey" > "$obj/.config-key"
+fi
 echo "$want" > "$obj/.frag-sum"
 # Every option a fragment asks for must be in the final .config (not checked
 # for the intermediate patches of a bisect build: MM_CONFIG_CHECK=0). When
