@@ -58,20 +58,18 @@ exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}
 mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"; }
-# The configuration is made afresh from the fragments at every build (a
-# tree at an earlier patch may have dropped a symbol a later patch adds);
-# .config is replaced only when the result differs, so nothing rebuilds
-# for nothing.
-# What the configuration is made from: the fragments and the tree's Kconfig
-# files (and tinyconfig's inputs), committed or not. When that is what the
-# last .config was made from, it is kept as it is: a bisect build moves a
-# scratch tree one patch on and rebuilds a few objects, and tinyconfig plus
-# olddefconfig took 20-30 s of each such state on a 2-core machine.
+# The configuration is made from tinyconfig and the fragments, and .config
+# is replaced only when the result differs, so nothing rebuilds for
+# nothing. It is made again whenever its inputs changed: the fragments and
+# the tree's Kconfig files (and tinyconfig's), committed or not (a tree at
+# an earlier patch may lack a symbol a later patch adds). When they are
+# what the last .config was made from, that .config is kept as it is: a
+# bisect build moves a scratch tree one patch on and rebuilds a few
+# objects, and tinyconfig plus olddefconfig took 20-30 s of each such
+# state on a 2-core machine.
 cfgkey="$want $( { git -C "$src" ls-files -s -- '*Kconfig*' '*tiny.config'
 	git -C "$src" diff HEAD -- '*Kconfig*' '*tiny.config'; } 2>/dev/null | sha1sum | cut -c1-12)"
-if [ -f "$obj/.config" ] && [ "$(cat "$obj/.config-key" 2>/dev/null)" = "$cfgkey" ]; then
-	:
-else
+if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.config-key" 2>/dev/null)" != "$cfgkey" ]; then
 	rm -f "$obj/.config-key"
 	cfg=$obj/.config.medley
 	cp "$obj/.config" "$obj/.config.prev" 2>/dev/null || rm -f "$obj/.config.prev"
@@ -83,7 +81,6 @@ else
 	rm -f "$obj/.config.prev"
 	echo "$cfgkey" > "$obj/.config-key"
 fi
-echo "$want" > "$obj/.frag-sum"
 # Every option a fragment asks for must be in the final .config (not checked
 # for the intermediate patches of a bisect build: MM_CONFIG_CHECK=0). When
 # fragments disagree, the later one wins, as it does for olddefconfig.

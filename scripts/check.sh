@@ -25,9 +25,9 @@ mkdir -p "$CACHE/check-runs"
 runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 { echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
   echo "# step	passed	failed	seconds	log"; } > "$runfile"
-# Two lanes side by side, so that neither core idles: the kernel lane
-# (check-series of each topic, whose build check uses both cores, then the
-# base and medley kernels) and the light lane (the scripts' tests and the
+# Two lanes side by side, so that neither core idles: the kernel lane (the
+# medley's build, check-series of each topic, whose build check uses both
+# cores, then base's build) and the light lane (the scripts' tests and the
 # round trips, single-threaded; then each boot as soon as its kernel is
 # built; the peer comparison last). One kernel build at a time still holds:
 # the light lane only boots kernels already built. CHECK_LANES=1: one lane.
@@ -35,9 +35,9 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 # two NUMA nodes), and it then runs beside the topics' check-series rather
 # than after the last build, where nothing else is left to overlap it (in
 # session 4's cold run the medley's build and boot came after the last
-# topic: 493 s + 240 s at the end of the run). Base is last: sksm's build, with the
-# same configuration, fills ccache with most of its objects, and its boot
-# is short.
+# topic: 493 s + 240 s at the end of the run). Base is last: sksm's build,
+# with the same configuration, fills ccache with most of its objects, and
+# its boot is short.
 lane_k=("build medley") lane_l=("test-scripts")
 for t in $topics; do lane_l+=("roundtrip $t"); done
 lane_l+=("boot medley")
