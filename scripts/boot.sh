@@ -39,8 +39,10 @@ img=$obj/initramfs.cpio.gz
 bash "$REPO/scripts/initramfs.sh" "$src" "$obj" "$img" $payload
 
 # QEMU topology: the topic's guest/<t>/qemu, or for the medley kpromoted's
-# (the tiered NUMA machine), else 2 CPUs and 2 GiB.
-qargs="-m 2G -smp 2"
+# (the tiered NUMA machine), else 2 CPUs and 2 GiB. Two sockets of one
+# CPU each: a kernel without ACPI finds its CPUs in SeaBIOS's MP table,
+# which lists one CPU per socket (with -smp 2 alone it boots on one CPU).
+qargs="-m 2G -smp 2,sockets=2,cores=1,threads=1"
 qfile=$REPO/guest/${BENCH_TOPIC:-$t}/qemu
 [ "$t" = medley ] && qfile=$REPO/guest/kpromoted/qemu
 [ -f "$qfile" ] && qargs=$(grep -v '^#' "$qfile" | tr '\n' ' ')
@@ -49,7 +51,7 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 medley.mode=$mode medley.t
 timeout=${BOOT_TIMEOUT:-1800}
 
 if [ "$mode" = shell ]; then
-	say "boot: $kernel interactive: the guest shell is on this terminal; 'poweroff -f' leaves (Ctrl-A X kills QEMU)"
+	say "boot: $kernel interactive: the guest shell is on this terminal; 'exit' leaves (Ctrl-A X kills QEMU)"
 	# shellcheck disable=SC2086
 	exec qemu-system-x86_64 -accel tcg -nographic -no-reboot $qargs \
 		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" -append "$cmdline"

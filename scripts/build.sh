@@ -33,6 +33,17 @@ if [ "$t" = medley ]; then
 elif [ -f "$REPO/guest/$t/config" ]; then
 	frags+=("$REPO/guest/$t/config")
 fi
+# A fragment pulls in a shared one of guest/ with a line "# use: <file>":
+# acpi.config for the topologies the kernel reads from ACPI tables. Shared
+# fragments go right after common.config, each once.
+uses=()
+for f in "${frags[@]}"; do
+	while read -r u; do
+		[ -f "$REPO/guest/$u" ] || die "$f asks for guest/$u ('# use: $u'), which does not exist"
+		case " ${uses[*]} " in *" $REPO/guest/$u "*) ;; *) uses+=("$REPO/guest/$u") ;; esac
+	done < <(sed -n 's/^# use: \([^ ]*\)$/\1/p' "$f")
+done
+frags=("${frags[0]}" "${uses[@]}" "${frags[@]:1}")
 [ -n "$variant" ] && frags+=("$REPO/guest/$variant.config")
 # The config is regenerated only when a fragment or the tree's Kconfig changed.
 want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)

@@ -73,6 +73,13 @@ check "a patch that does not apply is named with its file; trees left clean" bad
 cp "$T/before"/* "$T/repo/branches/demo/"
 recover() { bash "$R/import.sh" demo >/dev/null 2>&1; (cd "$wt" && git am "$T/repo/branches/demo/0002-"*.patch >/dev/null 2>&1); bash "$R/import.sh" demo && [ -z "$(git -C "$wt" status --porcelain -uno)" ]; }
 check "an interrupted import (am in progress) recovers on the next run" recover
+# A fragment's "# use: <file>" names a shared fragment of guest/: one that
+# does not exist stops the build before anything is configured.
+mkdir -p "$T/repo/guest/demo"
+cp "$REPO/guest/common.config" "$T/repo/guest/"
+printf '# use: no-such.config\n' > "$T/repo/guest/demo/config"
+baduse() { ! bash "$R/build.sh" demo >"$T/o" 2>&1 && grep -q "asks for guest/no-such.config" "$T/o"; }
+check "a fragment's '# use:' of a missing shared fragment is refused by name" baduse
 unset MM_CACHE MM_TOPICS
 
 # The console splat detector.
