@@ -32,7 +32,7 @@ base_worktree() {
 	local tag
 	tag=$(base_tag)
 	if [ ! -e "$1/.git" ]; then git -C "$BASE" worktree prune; git -C "$BASE" worktree add -q -f --detach "$1" "$tag"; fi
-	rm -f "$(git -C "$1" rev-parse --git-dir)/index.lock"
+	drop_stale_lock "$1"
 	git -C "$1" am --abort >/dev/null 2>&1 || true
 	if [ "$(git -C "$1" rev-parse HEAD)" != "$(git -C "$1" rev-parse "$tag^{commit}")" ] ||
 	   [ -n "$(git -C "$1" status --porcelain -uno)" ]; then

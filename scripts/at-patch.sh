@@ -14,9 +14,7 @@ if [ ! -e "$wt/.git" ]; then
 	git -C "$BASE" worktree add -q -f --detach "$wt" "$tag"
 fi
 cd "$wt"
-# A scratch worktree: a lock left by an interrupted run is stale (one
-# older than a minute: checks that run side by side read this tree too).
-find "$(git rev-parse --git-dir)/index.lock" -mmin +1 -delete 2>/dev/null || true
+drop_stale_lock "$wt"
 git am --abort >/dev/null 2>&1 || true
 # Reuse the worktree when it already holds exactly these patches (keeps
 # incremental builds incremental).

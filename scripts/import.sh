@@ -17,6 +17,7 @@ if [ ! -d "$wt/.git" ] && [ ! -f "$wt/.git" ]; then
 	git -C "$BASE" worktree add -q -f --detach "$wt" "$tag"
 fi
 cd "$wt"
+drop_stale_lock "$wt"
 shopt -s nullglob
 patches=("$REPO/branches/$t"/*.patch)
 # Already imported from exactly these files, and untouched since: keep the

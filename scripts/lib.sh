@@ -36,5 +36,21 @@ check_topic() {
 	die "unknown topic '$t'; topics are: $TOPICS (and base, medley)"
 }
 
+# drop_stale_lock DIR: a git index.lock in DIR that no running process
+# holds open was left by an interrupted run (make check's time budget stops
+# a step with SIGKILL after SIGTERM, possibly inside a checkout); every
+# later git command in DIR would fail on it. A live git keeps its lock
+# file open until it commits it, so one that nobody has open is stale.
+drop_stale_lock() {
+	local lock
+	lock=$(git -C "$1" rev-parse --path-format=absolute --git-path index.lock 2>/dev/null) || return 0
+	[ -e "$lock" ] || return 0
+	# (not "find | grep -q": under pipefail, find's SIGPIPE or a process
+	# that ended mid-walk would read as "nobody holds it")
+	[ -z "$(find /proc/[0-9]*/fd -maxdepth 1 -lname "$lock" -print -quit 2>/dev/null || true)" ] || return 0
+	rm -f "$lock"
+	say "$(basename "$1"): removed $lock, left by an interrupted run"
+}
+
 base_version() { cat "$CACHE/base-version" 2>/dev/null || die "no base yet: run 'make base'"; }
 base_tag() { echo "v$(base_version)"; }

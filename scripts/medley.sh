@@ -31,6 +31,7 @@ if [ -e "$wt/.git" ] && [ "$(cat "$CACHE/medley.sum" 2>/dev/null)" = "$sum $(git
 fi
 if [ ! -e "$wt/.git" ]; then git -C "$BASE" worktree prune; git -C "$BASE" worktree add -q -f --detach "$wt" "$tag"; fi
 cd "$wt"
+drop_stale_lock "$wt"
 git merge --abort >/dev/null 2>&1 || true
 git am --abort >/dev/null 2>&1 || true
 g() { git -c user.name=mm-medley -c user.email=mm-medley@localhost -c rerere.enabled=true -c rerere.autoUpdate=true "$@"; }
