@@ -24,7 +24,7 @@ cache_state=$([ -n "$(find "$CCACHE_DIR" -name '*R' -print -quit 2>/dev/null)" ]
 mkdir -p "$CACHE/check-runs"
 runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 { echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
-  echo "# step	passed	failed	seconds	log"; } > "$runfile"
+  echo "# step	passed	failed	seconds	cpu	log"; } > "$runfile"
 # Two lanes side by side, so that neither core idles: the kernel lane (the
 # medley's build, check-series of each topic, whose build check uses both
 # cores, and base's build) and the light lane (the scripts' tests and the
@@ -65,8 +65,16 @@ known() { { grep -v '^#' "$REPO/checks/known-failures" 2>/dev/null || true; } | 
 budget=${MM_CHECK_BUDGET:-5100}
 : > "$res/summary.tsv"
 # A step's line is appended whole (one write), so both lanes can record.
+# CPU seconds (user + system) a step used: the difference, across the step,
+# of what bash's "times" reports for this lane's waited-for children (each
+# lane is a shell of its own). A cold run is CPU-bound: this column, not
+# the wall time of two lanes sharing two cores, says where its time goes.
+# (A daemon that nobody waits for, like a round trip's list, is not counted.)
+cpu_now() { cpu_file=$res/.times.$BASHPID; times > "$cpu_file"; }
+cpu_sum() { awk 'END { s = 0; for (i = 1; i <= NF; i++) { split($i, b, "m"); s += b[1] * 60 + b[2] } printf "%d", s }' "$cpu_file"; }
 record() { # step passed failed log seconds
-	local why i line
+	local why i line c
+	cpu_now; c=$(( $(cpu_sum) - ${cpu0:-0} ))
 	# a step stopped at the budget fails, whatever it had passed until then
 	# ($stopped: set by tmo in this lane's shell, reset by every step)
 	if [ -n "${stopped:-}" ]; then
@@ -76,17 +84,17 @@ record() { # step passed failed log seconds
 	i=$(( $(wc -l < "$res/summary.tsv") + 1 ))
 	if [ -n "$why" ]; then
 		if [ "$3" != 0 ]; then
-			line=$(printf '%s\t%s\t%s\t%s\t%s' "$1" "$2" "xfail:$3" "$5" "$4")
+			line=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$1" "$2" "xfail:$3" "$5" "$c" "$4")
 			echo "$line" >> "$runfile"; echo "$line" >> "$res/summary.tsv"
 			printf '[%2d/%d] XFAIL %-27s %3d passed %3d failed  %5ss  known: %s\n' "$i" "$total" "$1" "$2" "$3" "$5" "$why" >&2
 			return
 		fi
 		say "       XPASS $1: listed in checks/known-failures but passed; remove the line"
 	fi
-	line=$(printf '%s\t%s\t%s\t%s\t%s' "$1" "$2" "$3" "$5" "$4")
+	line=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$1" "$2" "$3" "$5" "$c" "$4")
 	echo "$line" >> "$runfile"; echo "$line" >> "$res/summary.tsv"
-	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  (%s)\n' "$i" "$total" \
-		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$5" "$4" >&2
+	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  cpu %5ss  (%s)\n' "$i" "$total" \
+		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$5" "$c" "$4" >&2
 }
 tapcount() { echo "$(grep -c '^ok ' "$1" || true) $(grep -c '^not ok ' "$1" || true)"; }
 mkdir -p "$res/done"
@@ -95,6 +103,7 @@ step() { # one step of a lane
 	set -- $s
 	log=$res/$(echo "$s" | tr ' ' -).log
 	stopped=
+	cpu_now; cpu0=$(cpu_sum)
 	# (at the budget itself too: "timeout 0" would mean no limit at all)
 	if [ $(( $(date +%s) - t0 )) -ge "$budget" ]; then
 		record "$s" 0 1 "not run: time budget of ${budget}s spent" 0
