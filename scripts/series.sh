@@ -190,10 +190,16 @@ if [ "$rev" -gt 1 ] && git rev-parse -q --verify "refs/tags/sent/$t-v$((rev - 1)
 	"${B4[@]}" prep --compare-to "v$((rev - 1))" >"$new/range-diff-v$((rev - 1)).txt" 2>>"$CACHE/series-$t.log" \
 		|| say "series: warning: b4 prep --compare-to v$((rev - 1)) failed"
 fi
+# Each check's verdict and line also go to checks.tsv beside the mails (what
+# was checked on exactly these mails; the round trip reads it).
 failed=
+: > "$new/checks.tsv"
 for c in "$REPO"/checks/series-*; do
 	[ -x "$c" ] || continue
-	MM_SERIES_DIR=$new "$c" "$t" || failed="$failed $(basename "$c")"
+	rc=0; line=$(MM_SERIES_DIR=$new "$c" "$t") || rc=$?
+	printf '%s\n' "$line"
+	printf '%s\t%s\t%s\n' "$(basename "$c")" "$rc" "$(printf '%s' "$line" | head -1)" >> "$new/checks.tsv"
+	[ $rc = 0 ] || failed="$failed $(basename "$c")"
 done
 if [ -n "$failed" ] && [ -z "$force" ]; then
 	mv "$new" "$dest.rejected"
