@@ -86,7 +86,7 @@ record() { # step passed failed log seconds
 		if [ "$3" != 0 ]; then
 			line=$(printf '%s\t%s\t%s\t%s\t%s\t%s' "$1" "$2" "xfail:$3" "$5" "$c" "$4")
 			echo "$line" >> "$runfile"; echo "$line" >> "$res/summary.tsv"
-			printf '[%2d/%d] XFAIL %-27s %3d passed %3d failed  %5ss  known: %s\n' "$i" "$total" "$1" "$2" "$3" "$5" "$why" >&2
+			printf '[%2d/%d] XFAIL %-27s %3d passed %3d failed  %5ss  cpu %5ss  known: %s\n' "$i" "$total" "$1" "$2" "$3" "$5" "$c" "$why" >&2
 			return
 		fi
 		say "       XPASS $1: listed in checks/known-failures but passed; remove the line"
