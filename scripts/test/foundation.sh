@@ -104,6 +104,33 @@ done
 check "an incomplete run (no MEDLEY-DONE) fails" bash -c "! /usr/bin/python3 '$S/results.py' '$T/clean.log' /dev/null >/dev/null"
 printf '%s\n' "### topic x" "1..2" "ok 1 - a" "not ok 2 - b" "### end x rc=1" "MEDLEY-DONE" > "$T/r.txt"
 check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/results.py' '$T/clean.log' '$T/r.txt' >/dev/null"
+# make check's cpu column: each step counts its own CPU only. make check
+# runs on stub steps here: the kernel lane's three steps each burn 2 s of
+# CPU, and the light lane's round trip sleeps while the kernel lane ends
+# (the kernel lane used to be the light lane's child, whose CPU landed in
+# whichever light step reaped it).
+lanes() {
+	local d=$T/lanes st
+	mkdir -p "$d/repo/scripts"
+	cp "$S/check.sh" "$S/lib.sh" "$d/repo/scripts/"
+	st=$d/repo/scripts
+	burn='end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done'
+	printf '%s\n' 'true' > "$st/base.sh"
+	printf '%s\n' "$burn" > "$st/build.sh"
+	printf '%s\n' "$burn" 'echo "  pass build"' > "$st/check-series.sh"
+	printf '%s\n' 'mkdir -p "$MM_OUT/test-scripts"; echo "ok 1 - stub" > "$MM_OUT/test-scripts/stub.tap"' > "$st/test-scripts.sh"
+	printf '%s\n' 'sleep 10; echo "ok 1 - round trip"' > "$st/roundtrip.sh"
+	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; echo "{\"passed\": 1, \"failed\": 0}" > "$MM_OUT/boot/$1/results.json"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
+	printf '%s\n' 'print("ok 1 - peer")' > "$st/peer-compare.py"
+	MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
+	cat "$d/out/check/summary.tsv"
+	# step passed failed seconds cpu log: each kernel step counted its
+	# burn, the round trip (asleep) nothing
+	awk -F'\t' '$1 ~ /^(build|check-series)/ && $5 < 1 { bad = 1; print "no CPU counted: " $0 }
+		$1 == "roundtrip t1" && $5 > 1 { bad = 1; print "the kernel lane counted in: " $0 }
+		END { exit bad }' "$d/out/check/summary.tsv"
+}
+check "make check counts each step's own CPU, not the other lane's" lanes
 echo "1..$n"
 echo "# foundation: $((n - fails)) passed, $fails failed"
 [ $fails = 0 ]
