@@ -199,16 +199,16 @@ else
 	# lane used to land in the cpu column of whichever light step was
 	# running when it ended (a warm run's defrag-mode round trip: 220
 	# CPU-s in 45 s).
-	( ( for s in "${lane_k[@]}"; do step "$s"; done ) & echo $! > "$res/.kernel-lane.pid" )
+	( ( for s in "${lane_k[@]}"; do step "$s"; done; : > "$res/done/kernel-lane" ) &
+	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")
-	lane_end() { while kill -0 "$kpid" 2>/dev/null; do sleep 2; done; }
 	for s in "${lane_l[@]}"; do
 		if [ -n "$(needs "$s")" ]; then wait_for "$(needs "$s")" "$kpid"; fi
 		# The peer comparison reads every boot, and the kernel lane's end.
-		if [ "$s" = peer ]; then lane_end; fi
+		if [ "$s" = peer ]; then wait_for "kernel lane" "$kpid"; fi
 		step "$s"
 	done
-	lane_end
+	wait_for "kernel lane" "$kpid"
 fi
 read -r pass fail xfail < <(awk -F'\t' '{ p += $2; if ($3 ~ /^xfail:/) x++; else f += $3 } END { print p + 0, f + 0, x + 0 }' "$res/summary.tsv")
 say ""
