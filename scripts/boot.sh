@@ -17,6 +17,8 @@ case $mode in test|shell|bench) ;; *) die "mode must be test, shell or bench" ;;
 # Which topics' payloads go in, and where the kernel comes from.
 if [ "$t" = medley ]; then payload="$TOPICS"; elif [ "$t" = base ]; then payload=""; else payload=$t; fi
 [ "$mode" = test ] && payload="$payload peer"
+# The medley's own tests (memory hotplug, the stress) run last.
+[ "$t" = medley ] && [ "$mode" = test ] && payload="$payload medley"
 # A benchmark runs one topic's payload on whatever kernel the plan names.
 if [ "$mode" = bench ]; then payload=${BENCH_TOPIC:?bench mode needs BENCH_TOPIC}; fi
 # MM_VARIANT=bench: the benchmark variant of the kernel (guest/bench.config:
@@ -38,14 +40,17 @@ img=$obj/initramfs.cpio.gz
 # shellcheck disable=SC2086
 bash "$REPO/scripts/initramfs.sh" "$src" "$obj" "$img" $payload
 
-# QEMU topology: the topic's guest/<t>/qemu, or for the medley kpromoted's
-# (the tiered NUMA machine), else 2 CPUs and 2 GiB. Two sockets of one
+# QEMU topology: the topic's guest/<t>/qemu (the medley's: kpromoted's
+# tiered NUMA machine and a hot-pluggable DIMM), else 2 CPUs and 2 GiB.
+# Two sockets of one
 # CPU each: a kernel without ACPI finds its CPUs in SeaBIOS's MP table,
 # which lists one CPU per socket (with -smp 2 alone it boots on one CPU).
 qargs="-m 2G -smp 2,sockets=2,cores=1,threads=1"
 qfile=$REPO/guest/${BENCH_TOPIC:-$t}/qemu
-[ "$t" = medley ] && qfile=$REPO/guest/kpromoted/qemu
 [ -f "$qfile" ] && qargs=$(grep -v '^#' "$qfile" | tr '\n' ' ')
+# guest/<t>/cmdline: kernel arguments the topology needs
+cfile=$REPO/guest/${BENCH_TOPIC:-$t}/cmdline
+[ -f "$cfile" ] && extra="$(grep -v '^#' "$cfile" | tr '\n' ' ')$extra"
 topics_arg=$(echo $payload | tr ' ' ,)
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 medley.mode=$mode medley.topics=$topics_arg medley.label=$label $extra"
 timeout=${BOOT_TIMEOUT:-1800}

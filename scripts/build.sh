@@ -30,6 +30,8 @@ mkdir -p "$obj" "$CCACHE_DIR"
 frags=("$REPO/guest/common.config")
 if [ "$t" = medley ]; then
 	for x in $TOPICS; do [ -f "$REPO/guest/$x/config" ] && frags+=("$REPO/guest/$x/config"); done
+	# the medley's own, last: KASAN and memory hotplug
+	[ -f "$REPO/guest/medley/config" ] && frags+=("$REPO/guest/medley/config")
 elif [ -f "$REPO/guest/$t/config" ]; then
 	frags+=("$REPO/guest/$t/config")
 fi
