@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #ifndef MADV_MERGE
-#error "MADV_MERGE is not in this kernel's uapi headers"
+#error "MADV_MERGE: build with -DMADV_MERGE=N from the kernel's uapi header (guest/medley/build)"
 #endif
 #define MPOL_BIND 2
 #define MPOL_MF_MOVE_ALL (1 << 2)

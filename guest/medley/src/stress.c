@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #ifndef MADV_MERGE
-#error "MADV_MERGE is not in this kernel's uapi headers"
+#error "MADV_MERGE: build with -DMADV_MERGE=N from the kernel's uapi header (guest/medley/build)"
 #endif
 
 #define NREG 12
