@@ -181,6 +181,8 @@ def check_prefixes(s, log):
             m = re.match(r'^\[([^]]*)\]', first)
             want = [t for t in m.group(1).split()
                     if t != 'PATCH' and not re.fullmatch(r'v\d+|\d+/\d+', t)]
+            if policy(s.topic)['rfc'] and 'RFC' not in want:
+                want.append('RFC')      # series.sh adds it (checks/send.conf)
             got = list(next(iter(extras)))
             if sorted(want) != sorted(got):
                 errors.append(f'cover-letters/{s.topic} asks for [{" ".join(want)}], the mails have [{" ".join(got)}]')

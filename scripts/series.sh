@@ -204,6 +204,11 @@ else
 	prefixes=$($PY tracking "$cl" | $PY get prefixes)
 	[ -n "$($PY tracking "$cl")" ] || prefixes=6.12
 fi
+# an RFC topic (checks/send.conf) is RFC whatever the cover letter says
+if awk -v t="$t" '!/^#/ && $1 == t { for (i = 2; i <= NF; i++) if (tolower($i) == "rfc") f = 1 } END { exit !f }' "$REPO/checks/send.conf" 2>/dev/null &&
+	! grep -qw RFC <<<"$prefixes"; then
+	prefixes="RFC${prefixes:+ $prefixes}"
+fi
 if [ "$(tracking | $PY get prefixes)" != "$prefixes" ]; then
 	# shellcheck disable=SC2086
 	"${B4[@]}" prep --set-prefixes ${prefixes:-""} >>"$CACHE/series-$t.log" 2>&1 || die "b4 prep --set-prefixes failed"
