@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # make test-scripts: the tests of the repository's own scripts
-# (scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
+# (scripts/test/tools.py, then scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
 # make check counts every .tap here: none may be left from an earlier run
 rm -f "$OUT/test-scripts"/*.tap
 pass=0 fail=0
-for t in "$REPO"/scripts/test/*.sh; do
-	name=$(basename "$t" .sh)
+# The Python tools' unit tests (fixtures, about a second) come first: the
+# shell tests below take minutes.
+for t in "$REPO"/scripts/test/tools.py "$REPO"/scripts/test/*.sh; do
+	name=$(basename "$t"); name=${name%.*}
 	[ "$name" = sandbox ] && continue
 	# MM_SKIP_TESTS="name ...": scripts left out (make check leaves out the
 	# demo round trip, as it runs roundtrip.sh on every real topic).
@@ -16,7 +18,10 @@ for t in "$REPO"/scripts/test/*.sh; do
 	esac
 	start=$(date +%s)
 	# A failing test script exits non-zero: counted below, the next still runs.
-	bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true
+	case $t in
+	*.py) /usr/bin/python3 "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
+	*) bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
+	esac
 	p=$(grep -c '^ok ' "$OUT/test-scripts/$name.tap" || true)
 	f=$(grep -c '^not ok ' "$OUT/test-scripts/$name.tap" || true)
 	pass=$((pass + p)); fail=$((fail + f))
