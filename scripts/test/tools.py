@@ -103,7 +103,40 @@ class ResultsJson(unittest.TestCase):
             text = open(k).read()
             self.assertTrue(text.startswith("KTAP version 1\n"), text)
             self.assertIn("    ok 1 a\n", text)
-            self.assertIn("not ok 1 sksm # after 2 of 7 results, exit status 139\n", text)
+            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139\n", text)
+            self.assertIn("\nnot ok 1 sksm\n", text)
+
+    def test_ktap_counts_agree_with_json(self):
+        """make check counts a boot from its KTAP: the same passes and
+        failures as the JSON, for every fixture."""
+        for case in sorted(os.listdir(os.path.join(FIX, "results"))):
+            d = os.path.join(FIX, "results", case)
+            if not os.path.isdir(d):
+                continue
+            with tempfile.TemporaryDirectory() as t:
+                k, js = os.path.join(t, "r.ktap"), os.path.join(t, "r.json")
+                run(os.path.join(S, "results.py"), "--ktap", k, "--json", js,
+                    os.path.join(d, "console.log"), os.path.join(d, "results.txt"))
+                j = json.load(open(js))
+                rc, out, err = run(os.path.join(S, "results.py"), "--count-ktap", k)
+                self.assertEqual(out.split(), [str(j["passed"]), str(j["failed"])],
+                                 f"{case}: KTAP counts vs JSON\n{open(k).read()}{err}")
+
+    def test_count_ktap(self):
+        """Leaves count; a failed parent whose subtests passed counts once;
+        a SKIP counts neither way; plain TAP is KTAP without nesting."""
+        with tempfile.TemporaryDirectory() as t:
+            k = os.path.join(t, "x.ktap")
+            open(k, "w").write("\n".join([
+                "KTAP version 1", "1..4",
+                "    KTAP version 1", "    # Subtest: a", "    1..2",
+                "        ok 1 deep", "        not ok 2 deep2", "    not ok 1 a1",
+                "    ok 2 a2 # SKIP no", "not ok 1 a",
+                "    ok 1 b1", "not ok 2 b # plan not met",
+                "ok 3 c", "not ok 4 d # SKIP later", ""]))
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "2"])
+            open(k, "w").write("TAP version 13\n1..3\nok 1 - x\nnot ok 2 - y\n# c\nok 3 - z\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
 
 
 class CheckTable(unittest.TestCase):
