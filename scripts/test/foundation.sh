@@ -117,7 +117,7 @@ check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/resul
 lanes() {
 	local d=$T/lanes st
 	mkdir -p "$d/repo/scripts"
-	cp "$S/check.sh" "$S/lib.sh" "$d/repo/scripts/"
+	cp "$S/check.sh" "$S/lib.sh" "$S/results.py" "$d/repo/scripts/"
 	st=$d/repo/scripts
 	# (times into a file, read by this shell: in a pipe or $(...) it would
 	# run in a subshell and report that subshell's CPU)
@@ -125,8 +125,9 @@ lanes() {
 times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 + 10#${u#*m} + ${s%m*} * 60 + 10#${s#*m} )); done'
 	printf '%s\n' 'true' > "$st/base.sh"
 	printf '%s\n' "$burn" > "$st/build.sh"
-	printf '%s\n' "$burn" 'echo "  pass build"' > "$st/check-series.sh"
-	printf '%s\n' 'mkdir -p "$MM_OUT/test-scripts"; echo "ok 1 - stub" > "$MM_OUT/test-scripts/stub.tap"' > "$st/test-scripts.sh"
+	# (each step leaves its KTAP where check.sh reads it)
+	printf '%s\n' "$burn" 'mkdir -p "$MM_OUT/checks/$1"; printf "KTAP version 1\n1..1\nok 1 build\n" > "$MM_OUT/checks/$1/checks.ktap"' > "$st/check-series.sh"
+	printf '%s\n' 'mkdir -p "$MM_OUT/test-scripts"; printf "KTAP version 1\n1..1\n    ok 1 - stub\nok 1 stub\n" > "$MM_OUT/test-scripts/all.ktap"' > "$st/test-scripts.sh"
 	# The round trip waits until the kernel lane's process is gone: no
 	# process of this check.sh left but the round trip's own ancestors
 	# (were the lane this lane's child, its CPU would land here).
@@ -145,10 +146,12 @@ times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 
 	done
 	echo "ok 1 - round trip"
 	EOF
-	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; echo "{\"passed\": 1, \"failed\": 0}" > "$MM_OUT/boot/$1/results.json"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
+	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; printf "KTAP version 1\n1..1\nok 1 t\n" > "$MM_OUT/boot/$1/results.ktap"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
 	printf '%s\n' 'print("ok 1 - peer")' > "$st/peer-compare.py"
 	MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
 	cat "$d/out/check/summary.tsv"
+	# every step read from its KTAP: one pass each
+	awk -F'\t' '$2 != 1 || $3 != 0 { bad = 1; print "not counted from its KTAP: " $0 } END { exit bad }' "$d/out/check/summary.tsv" || return 1
 	# step passed failed seconds cpu log: each kernel step counted its
 	# burn (2 s, at least 1 after rounding), the round trip (asleep) nothing
 	awk -F'\t' '$1 ~ /^(build|check-series)/ && $5 < 1 { bad = 1; print "no CPU counted: " $0 }

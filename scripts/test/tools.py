@@ -161,6 +161,23 @@ class CheckTable(unittest.TestCase):
             self.assertEqual(j["checks"]["checkpatch"], {})
 
 
+    def test_checks_ktap(self):
+        """checks.ktap: a result per check in the order run, each check's
+        line a diagnostic before it; make check counts it like any step."""
+        with tempfile.TemporaryDirectory() as t:
+            cdir = os.path.join(t, "checks", "demo")
+            os.makedirs(cdir)
+            open(os.path.join(cdir, "verdicts.tsv"), "w").write(
+                "pass\tapply\t2 patches apply\nFAIL\tcheckpatch\tpatch 2: 1 error\npass\tbuild\t\n")
+            rc, out, err = run(os.path.join(S, "check-table.py"), "demo", "2", "apply", "checkpatch", "build",
+                               env={"MM_OUT": t})
+            self.assertEqual(rc, 0, err)
+            k = os.path.join(cdir, "checks.ktap")
+            self.assertEqual(open(k).read(), "KTAP version 1\n1..3\n# 2 patches apply\nok 1 apply\n"
+                             "# patch 2: 1 error\nnot ok 2 checkpatch\nok 3 build\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+
+
 class PeerCompare(unittest.TestCase):
     def boot(self, root, kernel, tests):
         os.makedirs(os.path.join(root, kernel))
