@@ -9,7 +9,9 @@ plan fails the run with a line naming the topic, "after X of Y results" and
 the exit status. Fixtures: scripts/test/fixtures/results/."""
 import argparse
 import json
+import os
 import re
+import subprocess
 import sys
 
 # Console lines that mean the kernel is not healthy, whatever the tests say.
@@ -94,6 +96,36 @@ def kunit(console):
     if top_plan is not None and started < top_plan:
         problems.append(("kunit", f"KUnit: after {started} of {top_plan} suites"))
     return res, problems
+
+
+def kunit_dir():
+    """tools/testing/kunit of the base tree (MM_KUNIT_DIR, else the cache's
+    base), or None: the tree's own KTAP parser."""
+    d = os.environ.get("MM_KUNIT_DIR")
+    if d is None:
+        cache = os.environ.get("MM_CACHE") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mm-medley")
+        d = os.path.join(cache, "base", "tools", "testing", "kunit")
+    return d if d and os.path.isfile(os.path.join(d, "kunit.py")) else None
+
+
+def kunit_tree(console_path, console):
+    """The tree's own parser on the console's KTAP (kunit.py parse): its
+    errors (a plan not met, a missing result line, a number out of order,
+    a crashed test), or None when the tree is not there or the console
+    holds no KTAP. Bounded in time: a parser that hangs is an error too."""
+    d = kunit_dir()
+    if d is None or not any("KTAP version" in l for l in console):
+        return None
+    try:
+        p = subprocess.run([sys.executable, os.path.join(d, "kunit.py"), "parse", os.path.abspath(console_path)],
+                           capture_output=True, text=True, timeout=300, cwd=d)
+    except subprocess.TimeoutExpired:
+        return ["kunit.py parse did not finish in 300 s"]
+    errs = [re.sub(r"^\[[0-9:]+\] ", "", l).strip() for l in p.stdout.splitlines()
+            if "[ERROR]" in l or "[CRASHED]" in l]
+    return [e for e in errs if e != "[CRASHED]"] or ([] if p.returncode == 0 or "FAILED" in p.stdout
+                                                     else [f"kunit.py parse exited {p.returncode}"])
 
 
 def topic_tap(results):
@@ -261,6 +293,13 @@ def main():
     results = open(a.results, errors="replace").read().splitlines() if a.results else []
     done = any("MEDLEY-DONE" in l for l in results)
     krows, kprob = kunit(console)
+    # The tree's own parser checks the structure of KUnit's KTAP too: what
+    # it finds wrong that the suites' plan checks above did not fails the
+    # run once (its counts are not used: it counts a parameterised case's
+    # parameters where this counts the case, as the topics' tests do).
+    tree = kunit_tree(a.console, console)
+    if tree and not kprob:
+        kprob.append(("kunit", "KUnit, as tools/testing/kunit/kunit.py parse reads it: " + "; ".join(tree[:5])))
     trows, tprob, incomplete = topic_tap(results)
     rows, problems = krows + trows, kprob + tprob
     passed = sum(1 for r in rows if r[2] == "ok" and r[3] != "SKIP")
@@ -287,6 +326,7 @@ def main():
                        "tests": [dict(group=g, name=n, status=s, directive=d) for g, n, s, d in rows],
                        "problems": [dict(group=g, message=m) for g, m in problems],
                        "incomplete": incomplete,
+                       "kunit_parser": None if tree is None else {"errors": tree},
                        "passed": passed, "failed": failed, "skipped": skipped}, f, indent=1)
     if a.ktap:
         write_ktap(a.ktap, rows, problems, done, bad)

@@ -3,6 +3,7 @@
 peer-compare.py) on fixtures, as TAP. No kernel, no guest: each test runs a
 tool on a few made-up files and reads what it prints and writes. make
 test-scripts runs this first; it takes about a second."""
+import importlib.util
 import json
 import os
 import re
@@ -15,6 +16,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 S = os.path.dirname(HERE)
 FIX = os.path.join(HERE, "fixtures")
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+_spec = importlib.util.spec_from_file_location("results", os.path.join(S, "results.py"))
+RESULTS = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(RESULTS)
 
 
 def run(*args, env=None):
@@ -41,7 +45,10 @@ class ResultsFixtures(unittest.TestCase):
             msg = f"\n--- results.py said (rc {rc}):\n{out}{err}"
             for e in open(os.path.join(d, "expect")).read().splitlines():
                 kind, _, arg = e.partition(" ")
-                if kind == "rc":
+                if kind == "needs":
+                    if arg == "kunit-tree" and RESULTS.kunit_dir() is None:
+                        self.skipTest("no tools/testing/kunit (make base)")
+                elif kind == "rc":
                     self.assertEqual(rc, int(arg), "exit status" + msg)
                 elif kind == "summary":
                     self.assertTrue(lines and lines[-1].endswith(arg), f"summary '{arg}'" + msg)
@@ -82,6 +89,22 @@ class ResultsJson(unittest.TestCase):
             self.assertEqual(len(inc), 1)
             self.assertEqual((inc[0]["group"], inc[0]["results"], inc[0]["plan"], inc[0]["rc"]),
                              ("sksm", 2, 7, 139))
+
+    def test_without_the_tree_parser(self):
+        """No base tree: the KUnit plan checks still run, the tree's parser
+        is left out (and the JSON says so)."""
+        d = os.path.join(FIX, "results", "kunit-numbering")
+        with tempfile.TemporaryDirectory() as t:
+            js = os.path.join(t, "r.json")
+            rc, out, _ = run(os.path.join(S, "results.py"), "--json", js, os.path.join(d, "console.log"),
+                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 0, out)
+            self.assertIsNone(json.load(open(js))["kunit_parser"])
+            d = os.path.join(FIX, "results", "kunit-short")
+            rc, out, _ = run(os.path.join(S, "results.py"), os.path.join(d, "console.log"),
+                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 1, out)
+            self.assertIn("suite suite_a: after 2 of 3 results", out)
 
     def test_splat_only(self):
         with tempfile.TemporaryDirectory() as t:
