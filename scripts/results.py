@@ -136,6 +136,12 @@ def topic_tap(results):
     not its plan. Indented results count as tests of the topic too."""
     res, problems, incomplete = [], [], []
     cur = None
+    # guest/init writes KTAP: a plan of topics, each topic's output
+    # indented by four under its '### topic' line (older runs: no plan,
+    # output not indented)
+    first = next((l.strip() for l in results if l.strip()), "")
+    wrapped = first.startswith("KTAP version")
+    run_plan, started = None, 0
 
     def close_nested(closer):
         nb = cur["nested"]
@@ -163,6 +169,7 @@ def topic_tap(results):
             if cur:
                 finish(None)
             cur = dict(topic=m.group(1), plan=None, plans=0, n=0, nested=None)
+            started += 1
             continue
         m = re.match(r"^### end (\S+) rc=(\d+)", line)
         if m:
@@ -171,7 +178,12 @@ def topic_tap(results):
             cur = None
             continue
         if cur is None:
+            m = PLAN.match(line)
+            if wrapped and m and run_plan is None:
+                run_plan = int(m.group(1))
             continue
+        if wrapped and line.startswith("    "):
+            line = line[4:]
         body = line.lstrip(" \t")
         indent = len(line) - len(body)
         body = body.rstrip()
@@ -203,6 +215,8 @@ def topic_tap(results):
             res.append((cur["topic"], r[1], r[0], r[2]))
     if cur:
         finish(None)
+    if run_plan is not None and started < run_plan:
+        problems.append(("topics", f"topics: after {started} of {run_plan} topics"))
     return res, problems, incomplete
 
 
