@@ -41,7 +41,7 @@ bash "$REPO/scripts/base.sh" >/dev/null 2>&1 || tapdie "no base: run 'make base'
 T=$(mktemp -d "${TMPDIR:-/tmp}/mm-roundtrip-$t.XXXXXX")
 SB_REAL_CACHE=$CACHE
 SB_SRC=$REPO
-. "$REPO/scripts/test/sandbox.lib"
+. "$REPO/scripts/sandbox.sh"
 sb_new "$T" || die "could not make the sandbox in $T"
 if [ -n "$demo" ]; then sb_demo "$t"; else sb_topic "$t"; export MM_TOPICS=$t; fi
 R=$SB_REPO

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of the send path of scripts/series.sh (TAP), ~1 min: a sandbox
-# (scripts/test/sandbox.lib) with the demo topic and a sandbox HOME whose
+# (scripts/sandbox.sh) with the demo topic and a sandbox HOME whose
 # git config is "the user's": identity and sendemail.* pointing at a
 # loopback SMTP server (scripts/test/fixtures/smtp-sink.py).
 #  - default (sink): the sender's Signed-off-by is added to every patch,
@@ -23,7 +23,7 @@ cleanup() { [ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 
 export SB_SRC=$REPO
-. "$S/test/sandbox.lib"
+. "$S/sandbox.sh"
 sb_new "$T/sb" >/dev/null 2>&1 || { echo "not ok 1 - sandbox"; echo "1..1"; exit 1; }
 sb_demo demo
 sb_worktree demo >/dev/null 2>&1 || { echo "not ok 1 - sandbox worktree"; echo "1..1"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of scripts/series.sh and checks/series-* (TAP). ~1 min: one real
-# series.sh run on a demo topic in a sandbox (scripts/test/sandbox.lib).
+# series.sh run on a demo topic in a sandbox (scripts/sandbox.sh).
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$S/.." && pwd)
@@ -225,7 +225,7 @@ good "$D"
 # --- series.sh end to end on a sandbox demo topic ---
 (
 	export SB_SRC=$REPO
-	. "$S/test/sandbox.lib"
+	. "$S/sandbox.sh"
 	sb_new "$T/sb" >/dev/null 2>&1 || exit 3
 	sb_demo demo
 	sb_worktree demo >/dev/null 2>&1 || exit 3
