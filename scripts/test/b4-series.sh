@@ -5,9 +5,7 @@ set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$S/.." && pwd)
 T=$(mktemp -d)
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -3 "$T/log" | sed 's/^/# /'; fi; }
 trap 'rm -rf "$T"' EXIT
 BASESHA=$(awk '{print $2}' "$REPO/branches/BASE")
@@ -316,5 +314,4 @@ while read -r line; do
 	*) echo "$line" ;;
 	esac
 done <"$T/e2e"
-echo "1..$n"
-[ "$fails" -eq 0 ]
+ktap_exit
