@@ -121,6 +121,11 @@ mail "$D/0002-b.eml" "[PATCH RFC 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" ""; bad p
 mail "$D/0002-b.eml" "[PATCH 6.12 v2 1/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a number used twice"
 mail "$D/0002-b.eml" "[PATCH 6.12 2/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a patch without v2"
 mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a wrong total"
+mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""
+PYTHONHASHSEED=0 runc prefixes "$D"; mv "$T/o" "$T/o0"; PYTHONHASHSEED=1 runc prefixes "$D"
+cmp -s "$T/o0" "$T/o" && ok "series-prefixes: one verdict on a wrong total whatever PYTHONHASHSEED: $(cut -c1-70 "$T/o")" \
+	|| { notok "series-prefixes: the verdict on a wrong total depends on PYTHONHASHSEED"; diag "$T/o0" "$T/o"; }
+good "$D"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "linux-kernel@vger.kernel.org" ""; bad recipients "linux-mm missing from Cc"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "" "$CC" ""; bad recipients "the maintainer missing"
 sed -i 's/^Cover text of the test series:/EDITME: &/' "$D/0000-c.eml"; bad cover "an EDITME left in the cover"
