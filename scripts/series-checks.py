@@ -29,10 +29,25 @@ import re
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.environ.get('MM_OUT') or os.path.join(REPO, 'out')
-CACHE = os.environ.get('MM_CACHE') or os.path.join(
-    os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'), 'mm-medley')
+LIB_PATHS = ('REPO', 'CACHE', 'BASE', 'WORK', 'OUT')
+
+
+def lib_paths():
+    """The repository, cache, base, work and out folders as scripts/lib.sh
+    works them out: from the MM_LIB_* environment of a caller that sourced
+    it (for this copy of the repository), else from lib.sh itself."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = [os.environ.get('MM_LIB_' + k) for k in LIB_PATHS]
+    if env[0] == here and all(env):
+        return env
+    script = '. "$1"; printf "%s\\n" ' + ' '.join('"$%s"' % k for k in LIB_PATHS)
+    out = subprocess.run(['bash', '-c', script, 'lib.sh',
+                          os.path.join(here, 'scripts', 'lib.sh')],
+                         check=True, capture_output=True, text=True).stdout
+    return out.split('\n')[:len(LIB_PATHS)]
+
+
+REPO, CACHE, BASE, WORK, OUT = lib_paths()
 GETM = ['--nogit', '--nogit-fallback', '--nogit-chief-penguins', '--norolestats']
 
 
@@ -89,10 +104,10 @@ class Series:
 
 
 def tree_for(topic):
-    wt = os.path.join(CACHE, 'work', topic)
+    wt = os.path.join(WORK, topic)
     if os.path.exists(os.path.join(wt, 'scripts', 'get_maintainer.pl')):
         return wt
-    return os.path.join(CACHE, 'base')
+    return BASE
 
 
 def message_part(body):
@@ -163,7 +178,9 @@ def check_prefixes(s, log):
             totals = {c.split('/')[1] for c in counters}
             if len(totals) != 1:
                 errors.append(f'totals differ: {sorted(totals)}')
-            total = int(next(iter(totals)))
+            # the first mail's total (the cover's): one verdict whatever
+            # order the set of totals comes in
+            total = int(counters[0].split('/')[1])
             nums = sorted(int(c.split('/')[0]) for c in counters)
             if nums != list(range(0, total + 1)):
                 errors.append(f'numbers are {nums}, expected 0..{total} (cover 0/{total} + {total} patches)')

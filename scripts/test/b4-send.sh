@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests of the send path of scripts/series.sh (TAP), ~1 min: a sandbox
-# (scripts/test/sandbox.lib) with the demo topic and a sandbox HOME whose
+# (scripts/sandbox.sh) with the demo topic and a sandbox HOME whose
 # git config is "the user's": identity and sendemail.* pointing at a
 # loopback SMTP server (scripts/test/fixtures/smtp-sink.py).
 #  - default (sink): the sender's Signed-off-by is added to every patch,
@@ -14,19 +14,16 @@ set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$S/.." && pwd)
 T=$(mktemp -d)
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
-diag()  { sed 's/^/# /' "$@"; }
+. "$S/ktap.sh"
 srvpid=
 cleanup() { [ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 
 export SB_SRC=$REPO
-. "$S/test/sandbox.lib"
-sb_new "$T/sb" >/dev/null 2>&1 || { echo "not ok 1 - sandbox"; echo "1..1"; exit 1; }
+. "$S/sandbox.sh"
+sb_new "$T/sb" >/dev/null 2>&1 || { notok "sandbox"; ktap_exit; }
 sb_demo demo
-sb_worktree demo >/dev/null 2>&1 || { echo "not ok 1 - sandbox worktree"; echo "1..1"; exit 1; }
+sb_worktree demo >/dev/null 2>&1 || { notok "sandbox worktree"; ktap_exit; }
 R=$SB_REPO
 wt=$MM_CACHE/work/demo
 printf 'demo\trfc\tcc=linux-api@vger.kernel.org\n' >>"$R/checks/send.conf"
@@ -81,7 +78,7 @@ fi
 srvpid=$!
 for _ in $(seq 100); do [ -s "$T/smtp/port" ] && break; sleep 0.1; done
 port=$(cat "$T/smtp/port" 2>/dev/null)
-[ -n "$port" ] || { notok "loopback SMTP server did not start"; echo "1..$n"; exit 1; }
+[ -n "$port" ] || { notok "loopback SMTP server did not start"; ktap_exit; }
 
 # --- refusals of a real send ---
 refuse() { # refuse WHAT GREP [series args...]
@@ -147,5 +144,4 @@ if series --send=smtp; then
 else
 	notok "SEND=smtp"; diag "$T/o" | tail -8
 fi
-echo "1..$n"
-[ "$fails" -eq 0 ]
+ktap_exit

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # Tests of scripts/series.sh and checks/series-* (TAP). ~1 min: one real
-# series.sh run on a demo topic in a sandbox (scripts/test/sandbox.lib).
+# series.sh run on a demo topic in a sandbox (scripts/sandbox.sh).
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 REPO=$(cd "$S/.." && pwd)
 T=$(mktemp -d)
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -3 "$T/log" | sed 's/^/# /'; fi; }
 trap 'rm -rf "$T"' EXIT
 BASESHA=$(awk '{print $2}' "$REPO/branches/BASE")
@@ -123,6 +121,11 @@ mail "$D/0002-b.eml" "[PATCH RFC 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" ""; bad p
 mail "$D/0002-b.eml" "[PATCH 6.12 v2 1/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a number used twice"
 mail "$D/0002-b.eml" "[PATCH 6.12 2/2] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a patch without v2"
 mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""; bad prefixes "a wrong total"
+mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/3] mm/ksm: two" "$TO" "$CC" ""
+PYTHONHASHSEED=0 runc prefixes "$D"; mv "$T/o" "$T/o0"; PYTHONHASHSEED=1 runc prefixes "$D"
+cmp -s "$T/o0" "$T/o" && ok "series-prefixes: one verdict on a wrong total whatever PYTHONHASHSEED: $(cut -c1-70 "$T/o")" \
+	|| { notok "series-prefixes: the verdict on a wrong total depends on PYTHONHASHSEED"; diag "$T/o0" "$T/o"; }
+good "$D"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "linux-kernel@vger.kernel.org" ""; bad recipients "linux-mm missing from Cc"
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "" "$CC" ""; bad recipients "the maintainer missing"
 sed -i 's/^Cover text of the test series:/EDITME: &/' "$D/0000-c.eml"; bad cover "an EDITME left in the cover"
@@ -225,7 +228,7 @@ good "$D"
 # --- series.sh end to end on a sandbox demo topic ---
 (
 	export SB_SRC=$REPO
-	. "$S/test/sandbox.lib"
+	. "$S/sandbox.sh"
 	sb_new "$T/sb" >/dev/null 2>&1 || exit 3
 	sb_demo demo
 	sb_worktree demo >/dev/null 2>&1 || exit 3
@@ -316,5 +319,4 @@ while read -r line; do
 	*) echo "$line" ;;
 	esac
 done <"$T/e2e"
-echo "1..$n"
-[ "$fails" -eq 0 ]
+ktap_exit

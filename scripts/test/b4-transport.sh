@@ -3,9 +3,7 @@
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; fi; }
 trap 'bash "$S/list.sh" stop "$T/list" >/dev/null 2>&1; rm -rf "$T"' EXIT
 
@@ -59,5 +57,4 @@ if out=$(bash "$S/list.sh" start "$T/list" 2>>"$T/log"); then
 else
 	notok "list.sh start"; sed 's/^/# /' "$T/log" | tail -5
 fi
-echo "1..$n"
-[ "$fails" -eq 0 ]
+ktap_exit

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the tests and by scripts/roundtrip.sh: a throw-away copy of the
+# Sourced by scripts/roundtrip.sh and by the tests: a throw-away copy of the
 # repository (scripts, checks, one topic) and of the cache (a shared clone of
 # the base, no worktrees), so nothing touches the real topic worktrees,
 # branches or cover letters.
@@ -16,7 +16,7 @@
 #                         busy machine, this takes seconds
 #   sb_worktree TOPIC     the topic's worktree as such a sparse checkout
 #                         (import.sh then reuses it)
-SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SB_REAL_CACHE=${SB_REAL_CACHE:-${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}}
 
 sb_new() {
