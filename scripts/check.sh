@@ -19,8 +19,8 @@ t0=$(date +%s)
 # (-print -quit: a find cut short by head would fail the pipe under pipefail)
 cache_state=$([ -n "$(find "$CCACHE_DIR" -name '*R' -print -quit 2>/dev/null)" ] && echo warm || echo cold)
 # The step times outlive the clone (CI deletes it, and may stop a run): each
-# step is also appended to a file of this run in the cache, so the next
-# session can read how long CI's run took and where.
+# step is also appended to a file of this run in the cache, so anyone can
+# read afterwards how long CI's run took and where.
 mkdir -p "$CACHE/check-runs"
 runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 { echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
@@ -33,9 +33,9 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 # the light lane only boots kernels already built. CHECK_LANES=1: one lane.
 # The medley is built first: its boot is the longest of all (89 tests on
 # two NUMA nodes), and it then runs beside the topics' check-series rather
-# than after the last build, where nothing else is left to overlap it (in
-# session 4's cold run the medley's build and boot came after the last
-# topic: 493 s + 240 s at the end of the run). Base is built just before
+# than after the last build, where nothing else is left to overlap it (after
+# the last topic they would add about 490 s + 240 s to the end of a cold
+# run). Base is built just before
 # the last topic (sksm, configured as base is: guest/base/config): one of
 # the two is a full build that fills ccache for the other, whichever comes
 # first, and with base first its boot runs beside the last check-series
@@ -199,10 +199,10 @@ if [ "${CHECK_LANES:-2}" = 1 ]; then
 else
 	# The kernel lane is not a child of this shell (a subshell that starts
 	# it and exits at once): bash adds a reaped child's CPU time, and that
-	# of all it waited for, to this shell's "times", so the whole kernel
-	# lane used to land in the cpu column of whichever light step was
-	# running when it ended (a warm run's defrag-mode round trip: 220
-	# CPU-s in 45 s).
+	# of all it waited for, to this shell's "times", so as a child the
+	# whole kernel lane would land in the cpu column of whichever light
+	# step was running when it ended (a warm run's defrag-mode round
+	# trip showed 220 CPU-s in 45 s).
 	( ( for s in "${lane_k[@]}"; do step "$s"; done; : > "$res/done/kernel-lane" ) &
 	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")

@@ -3,7 +3,7 @@
 # (scripts/test/tools.py, then scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
-# none may be left from an earlier run
+# none may be left from a run before this one
 rm -f "$OUT/test-scripts"/*.tap "$OUT/test-scripts/all.ktap"
 # all.ktap, what make check reads: KTAP, one subtest per script (its TAP
 # indented), "not ok" for a script that failed or printed no result

@@ -73,8 +73,8 @@ check "a patch that does not apply is named with its file; trees left clean" bad
 cp "$T/before"/* "$T/repo/branches/demo/"
 recover() { bash "$R/import.sh" demo >/dev/null 2>&1; (cd "$wt" && git am "$T/repo/branches/demo/0002-"*.patch >/dev/null 2>&1); bash "$R/import.sh" demo && [ -z "$(git -C "$wt" status --porcelain -uno)" ]; }
 check "an interrupted import (am in progress) recovers on the next run" recover
-# A run stopped inside a git command leaves index.lock behind (CI's run of
-# session 8 failed check-series sksm on one): the next run drops it, but
+# A run stopped inside a git command leaves index.lock behind (a CI run
+# failed check-series sksm on one): the next run drops it, but
 # never a lock that a live process holds open.
 stalelock() {
 	local lock; lock=$(git -C "$wt" rev-parse --path-format=absolute --git-path index.lock)
@@ -107,7 +107,7 @@ check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/resul
 # make check's cpu column: each step counts its own CPU only. make check
 # runs on stub steps here: the kernel lane's three steps each use 2 s of
 # CPU, and the light lane's round trip waits until the kernel lane has
-# ended (the kernel lane used to be the light lane's child, whose CPU landed
+# ended (were the kernel lane the light lane's child, its CPU would land
 # in whichever light step reaped it).
 # Independent of the machine's load and speed: each burn counts its own CPU
 # (bash's "times", the shell's user + system time) until it has used 2 s,
