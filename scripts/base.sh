@@ -6,8 +6,8 @@
 
 # One base.sh at a time: make check's two lanes (and every script that
 # needs the base) call it side by side, and two of them writing the base's
-# config at once made one fail ("could not lock config file"; CI's run of
-# session 4 lost its test-scripts step to that race).
+# config at once made one fail ("could not lock config file"; a CI run
+# lost its test-scripts step to that race).
 mkdir -p "$CACHE"
 exec 6>"$CACHE/base.lock"
 flock 6

@@ -89,4 +89,4 @@ if [ "$mode" = bench ]; then
 	/usr/bin/python3 "$REPO/scripts/results.py" --splat-only "$console" || die "splat during bench boot $kernel (console: $console)"
 	exit 0
 fi
-/usr/bin/python3 "$REPO/scripts/results.py" --name "$kernel" --json "$outdir/results.json" "$console" "$results"
+/usr/bin/python3 "$REPO/scripts/results.py" --name "$kernel" --json "$outdir/results.json" --ktap "$outdir/results.ktap" "$console" "$results"

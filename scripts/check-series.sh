@@ -24,6 +24,8 @@ run_check() {
 show() { # check status start line
 	[ "$2" = FAIL ] && total_fail=$((total_fail + 1))
 	printf '  %-4s %-13s %4ss  %s\n' "$2" "$1" $(( $(date +%s) - $3 )) "$4" >&2
+	# (check-table.py makes checks.ktap of these, what make check reads)
+	printf '%s\t%s\t%s\n' "$2" "$1" "$4" >> "$OUT/checks/$t/verdicts.tsv"
 }
 # join_build T: wait for the background build check, then its line.
 join_build() {
@@ -36,6 +38,7 @@ for t in $topics; do
 	np=$(ls "$REPO/branches/$t"/*.patch 2>/dev/null | wc -l)
 	say "check-series: $t ($np patches)"
 	mkdir -p "$OUT/checks/$t"
+	rm -f "$OUT/checks/$t/verdicts.tsv" "$OUT/checks/$t/checks.ktap"
 	rest=$CHECKS bg=
 	if has apply; then
 		rest=$(echo " $CHECKS " | sed 's/ apply / /')

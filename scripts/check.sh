@@ -19,8 +19,8 @@ t0=$(date +%s)
 # (-print -quit: a find cut short by head would fail the pipe under pipefail)
 cache_state=$([ -n "$(find "$CCACHE_DIR" -name '*R' -print -quit 2>/dev/null)" ] && echo warm || echo cold)
 # The step times outlive the clone (CI deletes it, and may stop a run): each
-# step is also appended to a file of this run in the cache, so the next
-# session can read how long CI's run took and where.
+# step is also appended to a file of this run in the cache, so anyone can
+# read afterwards how long CI's run took and where.
 mkdir -p "$CACHE/check-runs"
 runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 { echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
@@ -33,9 +33,9 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 # the light lane only boots kernels already built. CHECK_LANES=1: one lane.
 # The medley is built first: its boot is the longest of all (89 tests on
 # two NUMA nodes), and it then runs beside the topics' check-series rather
-# than after the last build, where nothing else is left to overlap it (in
-# session 4's cold run the medley's build and boot came after the last
-# topic: 493 s + 240 s at the end of the run). Base is built just before
+# than after the last build, where nothing else is left to overlap it (after
+# the last topic they would add about 490 s + 240 s to the end of a cold
+# run). Base is built just before
 # the last topic (sksm, configured as base is: guest/base/config): one of
 # the two is a full build that fills ccache for the other, whichever comes
 # first, and with base first its boot runs beside the last check-series
@@ -96,12 +96,21 @@ record() { # step passed failed log seconds
 	printf '[%2d/%d] %-4s %-28s %3d passed %3d failed  %5ss  cpu %5ss  (%s)\n' "$i" "$total" \
 		"$([ "$3" = 0 ] && echo pass || echo FAIL)" "$1" "$2" "$3" "$5" "$c" "$4" >&2
 }
-tapcount() { echo "$(grep -c '^ok ' "$1" || true) $(grep -c '^not ok ' "$1" || true)"; }
+# Every step leaves its results as KTAP in $res/<step>.ktap (TAP is KTAP
+# without nesting), and one reader counts them all: the passed and failed
+# leaves, a failed parent whose subtests passed (a plan not met) counting as
+# one failure (scripts/results.py --count-ktap). A step that left no result
+# fails.
+ktapcount() { if [ -s "$1" ]; then /usr/bin/python3 "$REPO/scripts/results.py" --count-ktap "$1"; else echo "0 0"; fi; }
+# ktap_rc NAME RC: the KTAP of a step whose only result is its exit status
+ktap_rc() { printf 'KTAP version 1\n1..1\n%s 1 %s\n' "$([ "$2" = 0 ] && echo ok || echo 'not ok')" "$1"; }
 mkdir -p "$res/done"
 step() { # one step of a lane
-	local s=$1 log start left p f j
+	local s=$1 log ktap start left p f rc
 	set -- $s
 	log=$res/$(echo "$s" | tr ' ' -).log
+	ktap=${log%.log}.ktap
+	rm -f "$ktap"
 	stopped=
 	cpu_now; cpu0=$(cpu_sum)
 	# (at the budget itself too: "timeout 0" would mean no limit at all)
@@ -130,43 +139,38 @@ step() { # one step of a lane
 		# The demo two-patch round trip is what the four topics' round
 		# trips below do on real series: left out here (about 130 s of a
 		# core in a cold run); make test-scripts still runs it.
+		rm -f "$OUT/test-scripts/all.ktap"
 		MM_SKIP_TESTS=b4-roundtrip tmo bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1 || true
-		cat "$OUT"/test-scripts/*.tap 2>/dev/null | { grep -E '^(not )?ok ' || true; } > "$res/ts.tap"
-		read -r p f < <(tapcount "$res/ts.tap")
-		[ $((p + f)) -gt 0 ] || f=1
-		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+		cp "$OUT/test-scripts/all.ktap" "$ktap" 2>/dev/null || true ;;
 	base)
-		if bash "$REPO/scripts/base.sh" >"$log" 2>&1; then record "$s" 1 0 "$log" $(( $(date +%s) - start ))
-		else record "$s" 0 1 "$log" $(( $(date +%s) - start )); fi ;;
+		rc=0; bash "$REPO/scripts/base.sh" >"$log" 2>&1 || rc=$?
+		ktap_rc "$s" $rc > "$ktap" ;;
 	build)
-		if tmo bash "$REPO/scripts/build.sh" "$2" >"$log" 2>&1; then record "$s" 1 0 "$log" $(( $(date +%s) - start ))
-		else record "$s" 0 1 "$log" $(( $(date +%s) - start )); fi ;;
+		rc=0; tmo bash "$REPO/scripts/build.sh" "$2" >"$log" 2>&1 || rc=$?
+		ktap_rc "$s" $rc > "$ktap" ;;
 	check-series)
 		# Bisect builds as checks/build's BISECT=objs: the whole tip first,
 		# then the series' objects at every earlier patch; keeps a cold run
 		# short. BISECT=full to override.
+		rm -f "$OUT/checks/$2/checks.ktap"
 		BISECT=${BISECT:-objs} tmo bash "$REPO/scripts/check-series.sh" "$2" >"$log" 2>&1 || true
-		p=$(grep -c '^  pass ' "$log" || true); f=$(grep -c '^  FAIL ' "$log" || true)
-		[ $((p + f)) -gt 0 ] || f=1
-		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+		cp "$OUT/checks/$2/checks.ktap" "$ktap" 2>/dev/null || true ;;
 	boot)
+		rm -f "$OUT/boot/$2/results.ktap"
 		tmo bash "$REPO/scripts/boot.sh" "$2" test >"$log" 2>&1 || true
-		j=$OUT/boot/$2/results.json
-		if [ -f "$j" ] && grep -q "^$2: " "$log"; then
-			read -r p f < <(/usr/bin/python3 -c "import json,sys; d=json.load(open('$j')); print(d['passed'], d['failed'])")
-		else p=0 f=1; fi
-		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+		# (a boot that did not get as far as its summary line has no result)
+		if grep -q "^$2: " "$log"; then cp "$OUT/boot/$2/results.ktap" "$ktap" 2>/dev/null || true; fi ;;
 	roundtrip)
-		tmo bash "$REPO/scripts/roundtrip.sh" "$2" >"$log" 2>&1 || true
-		read -r p f < <(tapcount "$log")
-		[ $((p + f)) -gt 0 ] || f=1
-		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+		# its TAP on stdout, its messages on stderr; the log gets both
+		tmo bash "$REPO/scripts/roundtrip.sh" "$2" >"$ktap" 2>"$log" || true
+		cat "$ktap" >> "$log" ;;
 	peer)
-		/usr/bin/python3 "$REPO/scripts/peer-compare.py" "$OUT/boot" base $topics medley >"$log" 2>&1 || true
-		read -r p f < <(tapcount "$log")
-		[ $((p + f)) -gt 0 ] || f=1
-		record "$s" "$p" "$f" "$log" $(( $(date +%s) - start )) ;;
+		/usr/bin/python3 "$REPO/scripts/peer-compare.py" "$OUT/boot" base $topics medley >"$ktap" 2>"$log" || true
+		cat "$ktap" >> "$log" ;;
 	esac
+	read -r p f < <(ktapcount "$ktap")
+	[ $((p + f)) -gt 0 ] || f=1
+	record "$s" "$p" "$f" "$log" $(( $(date +%s) - start ))
 	: > "$res/done/$(echo "$s" | tr ' ' -)"
 }
 # needs STEP: the kernel lane's step a light step waits for (its kernel)
@@ -195,10 +199,10 @@ if [ "${CHECK_LANES:-2}" = 1 ]; then
 else
 	# The kernel lane is not a child of this shell (a subshell that starts
 	# it and exits at once): bash adds a reaped child's CPU time, and that
-	# of all it waited for, to this shell's "times", so the whole kernel
-	# lane used to land in the cpu column of whichever light step was
-	# running when it ended (a warm run's defrag-mode round trip: 220
-	# CPU-s in 45 s).
+	# of all it waited for, to this shell's "times", so as a child the
+	# whole kernel lane would land in the cpu column of whichever light
+	# step was running when it ended (a warm run's defrag-mode round
+	# trip showed 220 CPU-s in 45 s).
 	( ( for s in "${lane_k[@]}"; do step "$s"; done; : > "$res/done/kernel-lane" ) &
 	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")

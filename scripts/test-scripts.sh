@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # make test-scripts: the tests of the repository's own scripts
-# (scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
+# (scripts/test/tools.py, then scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
-# make check counts every .tap here: none may be left from an earlier run
-rm -f "$OUT/test-scripts"/*.tap
+# none may be left from a run before this one
+rm -f "$OUT/test-scripts"/*.tap "$OUT/test-scripts/all.ktap"
+# all.ktap, what make check reads: KTAP, one subtest per script (its TAP
+# indented), "not ok" for a script that failed or printed no result
+body=$(mktemp)
+trap 'rm -f "$body"' EXIT
+i=0
 pass=0 fail=0
-for t in "$REPO"/scripts/test/*.sh; do
-	name=$(basename "$t" .sh)
+# The Python tools' unit tests (fixtures, about a second) come first: the
+# shell tests below take minutes.
+for t in "$REPO"/scripts/test/tools.py "$REPO"/scripts/test/*.sh; do
+	name=$(basename "$t"); name=${name%.*}
 	[ "$name" = sandbox ] && continue
 	# MM_SKIP_TESTS="name ...": scripts left out (make check leaves out the
 	# demo round trip, as it runs roundtrip.sh on every real topic).
@@ -16,13 +23,20 @@ for t in "$REPO"/scripts/test/*.sh; do
 	esac
 	start=$(date +%s)
 	# A failing test script exits non-zero: counted below, the next still runs.
-	bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true
+	case $t in
+	*.py) /usr/bin/python3 "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
+	*) bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
+	esac
 	p=$(grep -c '^ok ' "$OUT/test-scripts/$name.tap" || true)
 	f=$(grep -c '^not ok ' "$OUT/test-scripts/$name.tap" || true)
 	pass=$((pass + p)); fail=$((fail + f))
+	i=$((i + 1))
+	{ printf '    # Subtest: %s\n' "$name"; sed 's/^/    /' "$OUT/test-scripts/$name.tap"
+	  printf '%s %d %s\n' "$([ "$f" = 0 ] && [ "$p" -gt 0 ] && echo ok || echo 'not ok')" $i "$name"; } >> "$body"
 	printf '  %-4s %-16s %3d ok %3d not ok  %4ss\n' "$([ "$f" = 0 ] && [ "$p" -gt 0 ] && echo pass || echo FAIL)" "$name" "$p" "$f" $(( $(date +%s) - start )) >&2
 	[ "$p" -gt 0 ] || fail=$((fail + 1))
 	grep '^not ok' "$OUT/test-scripts/$name.tap" | sed 's/^/    /' >&2 || true
 done
+{ printf 'KTAP version 1\n1..%d\n' $i; cat "$body"; } > "$OUT/test-scripts/all.ktap"
 echo "test-scripts: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -73,8 +73,8 @@ check "a patch that does not apply is named with its file; trees left clean" bad
 cp "$T/before"/* "$T/repo/branches/demo/"
 recover() { bash "$R/import.sh" demo >/dev/null 2>&1; (cd "$wt" && git am "$T/repo/branches/demo/0002-"*.patch >/dev/null 2>&1); bash "$R/import.sh" demo && [ -z "$(git -C "$wt" status --porcelain -uno)" ]; }
 check "an interrupted import (am in progress) recovers on the next run" recover
-# A run stopped inside a git command leaves index.lock behind (CI's run of
-# session 8 failed check-series sksm on one): the next run drops it, but
+# A run stopped inside a git command leaves index.lock behind (a CI run
+# failed check-series sksm on one): the next run drops it, but
 # never a lock that a live process holds open.
 stalelock() {
 	local lock; lock=$(git -C "$wt" rev-parse --path-format=absolute --git-path index.lock)
@@ -105,27 +105,55 @@ check "an incomplete run (no MEDLEY-DONE) fails" bash -c "! /usr/bin/python3 '$S
 printf '%s\n' "### topic x" "1..2" "ok 1 - a" "not ok 2 - b" "### end x rc=1" "MEDLEY-DONE" > "$T/r.txt"
 check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/results.py' '$T/clean.log' '$T/r.txt' >/dev/null"
 # make check's cpu column: each step counts its own CPU only. make check
-# runs on stub steps here: the kernel lane's three steps each burn 2 s of
-# CPU, and the light lane's round trip sleeps while the kernel lane ends
-# (the kernel lane used to be the light lane's child, whose CPU landed in
-# whichever light step reaped it).
+# runs on stub steps here: the kernel lane's three steps each use 2 s of
+# CPU, and the light lane's round trip waits until the kernel lane has
+# ended (were the kernel lane the light lane's child, its CPU would land
+# in whichever light step reaped it).
+# Independent of the machine's load and speed: each burn counts its own CPU
+# (bash's "times", the shell's user + system time) until it has used 2 s,
+# however long that takes on the clock (a loop on $SECONDS got 0 CPU-s in 2
+# wall seconds beside kernel builds); the round trip waits for the kernel
+# lane's exit, not a fixed time.
 lanes() {
 	local d=$T/lanes st
 	mkdir -p "$d/repo/scripts"
-	cp "$S/check.sh" "$S/lib.sh" "$d/repo/scripts/"
+	cp "$S/check.sh" "$S/lib.sh" "$S/results.py" "$d/repo/scripts/"
 	st=$d/repo/scripts
-	burn='end=$((SECONDS + 2)); while [ $SECONDS -lt $end ]; do :; done'
+	# (times into a file, read by this shell: in a pipe or $(...) it would
+	# run in a subshell and report that subshell's CPU)
+	burn='cpu=0; while [ $cpu -lt 2 ]; do i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done
+times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 + 10#${u#*m} + ${s%m*} * 60 + 10#${s#*m} )); done'
 	printf '%s\n' 'true' > "$st/base.sh"
 	printf '%s\n' "$burn" > "$st/build.sh"
-	printf '%s\n' "$burn" 'echo "  pass build"' > "$st/check-series.sh"
-	printf '%s\n' 'mkdir -p "$MM_OUT/test-scripts"; echo "ok 1 - stub" > "$MM_OUT/test-scripts/stub.tap"' > "$st/test-scripts.sh"
-	printf '%s\n' 'sleep 10; echo "ok 1 - round trip"' > "$st/roundtrip.sh"
-	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; echo "{\"passed\": 1, \"failed\": 0}" > "$MM_OUT/boot/$1/results.json"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
+	# (each step leaves its KTAP where check.sh reads it)
+	printf '%s\n' "$burn" 'mkdir -p "$MM_OUT/checks/$1"; printf "KTAP version 1\n1..1\nok 1 build\n" > "$MM_OUT/checks/$1/checks.ktap"' > "$st/check-series.sh"
+	printf '%s\n' 'mkdir -p "$MM_OUT/test-scripts"; printf "KTAP version 1\n1..1\n    ok 1 - stub\nok 1 stub\n" > "$MM_OUT/test-scripts/all.ktap"' > "$st/test-scripts.sh"
+	# The round trip waits until the kernel lane's process is gone: no
+	# process of this check.sh left but the round trip's own ancestors
+	# (were the lane this lane's child, its CPU would land here).
+	cat > "$st/roundtrip.sh" <<-'EOF'
+	anc=" " p=$$
+	while [ "$p" -gt 1 ]; do anc="$anc$p "; p=$(awk '{ print $4 }' /proc/$p/stat); done
+	# (one grep a round, its pattern not matching its own command line)
+	for _i in $(seq 1 1200); do
+		others=0
+		for f in $(grep -las "$(dirname "$0")/check\.s[h]" /proc/[0-9]*/cmdline); do
+			f=${f#/proc/}; f=${f%/cmdline}
+			case $anc in *" $f "*) ;; *) others=1 ;; esac
+		done
+		[ $others = 0 ] && break
+		sleep 0.5
+	done
+	echo "ok 1 - round trip"
+	EOF
+	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; printf "KTAP version 1\n1..1\nok 1 t\n" > "$MM_OUT/boot/$1/results.ktap"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
 	printf '%s\n' 'print("ok 1 - peer")' > "$st/peer-compare.py"
 	MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
 	cat "$d/out/check/summary.tsv"
+	# every step read from its KTAP: one pass each
+	awk -F'\t' '$2 != 1 || $3 != 0 { bad = 1; print "not counted from its KTAP: " $0 } END { exit bad }' "$d/out/check/summary.tsv" || return 1
 	# step passed failed seconds cpu log: each kernel step counted its
-	# burn, the round trip (asleep) nothing
+	# burn (2 s, at least 1 after rounding), the round trip (asleep) nothing
 	awk -F'\t' '$1 ~ /^(build|check-series)/ && $5 < 1 { bad = 1; print "no CPU counted: " $0 }
 		$1 == "roundtrip t1" && $5 > 1 { bad = 1; print "the kernel lane counted in: " $0 }
 		END { exit bad }' "$d/out/check/summary.tsv"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the tests and by scripts/roundtrip.sh: a throw-away copy of the
+# Sourced by scripts/roundtrip.sh and by the tests: a throw-away copy of the
 # repository (scripts, checks, one topic) and of the cache (a shared clone of
 # the base, no worktrees), so nothing touches the real topic worktrees,
 # branches or cover letters.
@@ -16,7 +16,7 @@
 #                         busy machine, this takes seconds
 #   sb_worktree TOPIC     the topic's worktree as such a sparse checkout
 #                         (import.sh then reuses it)
-SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 SB_REAL_CACHE=${SB_REAL_CACHE:-${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}}
 
 sb_new() {
@@ -62,6 +62,7 @@ sb_demo() {
 	c1=$(printf '%s\n' "mm/ksm: note the b4 demo at the top of the file" "" \
 		"A comment only, so that the round trip of the submission tooling has" \
 		"a patch for the KSM maintainers to review." "" \
+		"Originally-by: Demo Author <demo.author@example.org>" \
 		"Link: https://lore.kernel.org/r/20250101000000.1-demo@example.org" \
 		"Signed-off-by: mm-medley developers <mm-medley@lists.example.org>" |
 		git -C "$base" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$base" write-tree)" -p "$tag")
@@ -89,6 +90,10 @@ sb_demo() {
 	Motivation: prove that b4 prep/send, the local list and b4 am agree.
 	Design: nothing to design.
 	Results: none, it changes no code.
+
+	Base: Debian 12's linux-source-6.12 package, version $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null),
+	unpacked and committed as one commit. The base-commit below names that
+	commit of the fork's base tree, not a commit of linux.git.
 	EOF
 	rm -rf "$tmp"
 }

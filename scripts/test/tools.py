@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""Unit tests of the repository's Python tools (results.py, check-table.py,
+peer-compare.py) on fixtures, as TAP. No kernel, no guest: each test runs a
+tool on a few made-up files and reads what it prints and writes. make
+test-scripts runs this first; it takes about a second."""
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+S = os.path.dirname(HERE)
+FIX = os.path.join(HERE, "fixtures")
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+_spec = importlib.util.spec_from_file_location("results", os.path.join(S, "results.py"))
+RESULTS = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(RESULTS)
+
+
+def run(*args, env=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    p = subprocess.run([PY] + list(args), capture_output=True, text=True, env=e)
+    return p.returncode, p.stdout, p.stderr
+
+
+def squash(s):
+    return re.sub(r"\s+", " ", s).strip()
+
+
+class ResultsFixtures(unittest.TestCase):
+    """scripts/test/fixtures/results/<case>: console.log, results.txt, expect."""
+
+    def check_case(self, case):
+        d = os.path.join(FIX, "results", case)
+        expect = open(os.path.join(d, "expect")).read().splitlines()
+        # "console CASE": that case's console.log (a large one is not copied)
+        console = next((os.path.join(FIX, "results", e.split()[1], "console.log")
+                        for e in expect if e.startswith("console ")), os.path.join(d, "console.log"))
+        with tempfile.TemporaryDirectory() as t:
+            js = os.path.join(t, "r.json")
+            rc, out, err = run(os.path.join(S, "results.py"), "--name", case, "--json", js,
+                               console, os.path.join(d, "results.txt"))
+            lines = [squash(x) for x in out.splitlines()]
+            msg = f"\n--- results.py said (rc {rc}):\n{out}{err}"
+            for e in expect:
+                kind, _, arg = e.partition(" ")
+                if kind == "console":
+                    pass
+                elif kind == "needs":
+                    if arg == "kunit-tree" and RESULTS.kunit_dir() is None:
+                        self.skipTest("no tools/testing/kunit (make base)")
+                elif kind == "rc":
+                    self.assertEqual(rc, int(arg), "exit status" + msg)
+                elif kind == "summary":
+                    self.assertTrue(lines and lines[-1].endswith(arg), f"summary '{arg}'" + msg)
+                elif kind == "fail":
+                    parts = [p.strip() for p in arg.split("|")]
+                    self.assertTrue(any(x.startswith("FAIL ") and all(p in x for p in parts) for x in lines),
+                                    f"one FAIL line with {parts}" + msg)
+                elif kind == "line":
+                    self.assertTrue(any(squash(arg) in x for x in lines), f"a line with '{arg}'" + msg)
+                else:
+                    self.fail(f"{case}/expect: unknown check '{e}'")
+            j = json.load(open(js))
+            self.assertEqual(j["failed"] == 0, rc == 0, "JSON failed count agrees with the exit status" + msg)
+
+
+def _add_fixture_tests():
+    for case in sorted(os.listdir(os.path.join(FIX, "results"))):
+        if not os.path.isdir(os.path.join(FIX, "results", case)):
+            continue
+        setattr(ResultsFixtures, "test_" + case.replace("-", "_"),
+                lambda self, c=case: self.check_case(c))
+
+
+_add_fixture_tests()
+
+
+class ResultsJson(unittest.TestCase):
+    def test_json_names_the_incomplete_topic(self):
+        d = os.path.join(FIX, "results", "crash-sksm")
+        with tempfile.TemporaryDirectory() as t:
+            js = os.path.join(t, "r.json")
+            run(os.path.join(S, "results.py"), "--json", js,
+                os.path.join(d, "console.log"), os.path.join(d, "results.txt"))
+            j = json.load(open(js))
+            self.assertEqual(j["passed"], 2)
+            self.assertEqual(j["failed"], 1)
+            inc = j["incomplete"]
+            self.assertEqual(len(inc), 1)
+            self.assertEqual((inc[0]["group"], inc[0]["results"], inc[0]["plan"], inc[0]["rc"]),
+                             ("sksm", 2, 7, 139))
+
+    def test_without_the_tree_parser(self):
+        """No base tree: the KUnit plan checks still run, the tree's parser
+        is left out (and the JSON says so)."""
+        d = os.path.join(FIX, "results", "kunit-numbering")
+        with tempfile.TemporaryDirectory() as t:
+            js = os.path.join(t, "r.json")
+            rc, out, _ = run(os.path.join(S, "results.py"), "--json", js, os.path.join(d, "console.log"),
+                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 0, out)
+            self.assertIsNone(json.load(open(js))["kunit_parser"])
+            d = os.path.join(FIX, "results", "kunit-short")
+            rc, out, _ = run(os.path.join(S, "results.py"), os.path.join(d, "console.log"),
+                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 1, out)
+            self.assertIn("suite suite_a: after 2 of 3 results", out)
+
+    def test_splat_only(self):
+        with tempfile.TemporaryDirectory() as t:
+            c = os.path.join(t, "c.log")
+            open(c, "w").write("[    1.0] ok\n[    2.0] BUG: KASAN: slab-use-after-free in foo\n")
+            rc, out, _ = run(os.path.join(S, "results.py"), "--splat-only", c)
+            self.assertEqual(rc, 1)
+            self.assertIn("splat: BUG: KASAN", out)
+            open(c, "w").write("[    1.0] ok\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--splat-only", c)[0], 0)
+
+    def test_ktap_output(self):
+        """--ktap: the run as KTAP, one subtest per group, what make check reads."""
+        d = os.path.join(FIX, "results", "crash-sksm")
+        with tempfile.TemporaryDirectory() as t:
+            k = os.path.join(t, "r.ktap")
+            run(os.path.join(S, "results.py"), "--ktap", k,
+                os.path.join(d, "console.log"), os.path.join(d, "results.txt"))
+            text = open(k).read()
+            self.assertTrue(text.startswith("KTAP version 1\n"), text)
+            self.assertIn("    ok 1 a\n", text)
+            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139\n", text)
+            self.assertIn("\nnot ok 1 sksm\n", text)
+
+    def test_ktap_counts_agree_with_json(self):
+        """make check counts a boot from its KTAP: the same passes and
+        failures as the JSON, for every fixture."""
+        for case in sorted(os.listdir(os.path.join(FIX, "results"))):
+            d = os.path.join(FIX, "results", case)
+            if not os.path.isdir(d):
+                continue
+            console = os.path.join(d, "console.log")
+            if not os.path.exists(console):
+                console = os.path.join(FIX, "results", "medley-real", "console.log")
+            with tempfile.TemporaryDirectory() as t:
+                k, js = os.path.join(t, "r.ktap"), os.path.join(t, "r.json")
+                run(os.path.join(S, "results.py"), "--ktap", k, "--json", js,
+                    console, os.path.join(d, "results.txt"))
+                j = json.load(open(js))
+                rc, out, err = run(os.path.join(S, "results.py"), "--count-ktap", k)
+                self.assertEqual(out.split(), [str(j["passed"]), str(j["failed"])],
+                                 f"{case}: KTAP counts vs JSON\n{open(k).read()}{err}")
+
+    def test_count_ktap(self):
+        """Leaves count; a failed parent whose subtests passed counts once;
+        a SKIP counts neither way; plain TAP is KTAP without nesting."""
+        with tempfile.TemporaryDirectory() as t:
+            k = os.path.join(t, "x.ktap")
+            open(k, "w").write("\n".join([
+                "KTAP version 1", "1..4",
+                "    KTAP version 1", "    # Subtest: a", "    1..2",
+                "        ok 1 deep", "        not ok 2 deep2", "    not ok 1 a1",
+                "    ok 2 a2 # SKIP no", "not ok 1 a",
+                "    ok 1 b1", "not ok 2 b # plan not met",
+                "ok 3 c", "not ok 4 d # SKIP later", ""]))
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "2"])
+            open(k, "w").write("TAP version 13\n1..3\nok 1 - x\nnot ok 2 - y\n# c\nok 3 - z\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+
+
+class CheckTable(unittest.TestCase):
+    def test_table_and_summary(self):
+        with tempfile.TemporaryDirectory() as t:
+            cdir = os.path.join(t, "checks", "demo")
+            os.makedirs(cdir)
+            open(os.path.join(cdir, "build.tsv"), "w").write("1\tok\t\n2\tFAIL\tmm/x.c:3: error: foo\nseries\tok\t\n")
+            open(os.path.join(cdir, "sparse.tsv"), "w").write("1\tok*\t1 warning as on base\n2\t-\t\n")
+            rc, out, err = run(os.path.join(S, "check-table.py"), "demo", "2", "build", "sparse", "checkpatch",
+                               env={"MM_OUT": t})
+            self.assertEqual(rc, 0, err)
+            rows = {x.split()[0]: x.split()[1:] for x in out.splitlines() if x.strip() and not x.startswith(" ")}
+            self.assertEqual(rows["build"], ["ok", "FAIL", "ok"])
+            self.assertEqual(rows["sparse"], ["ok*", "-", "."])
+            self.assertEqual(rows["checkpatch"], [".", ".", "."])
+            self.assertIn("  build 2: mm/x.c:3: error: foo", out)
+            self.assertIn("  sparse 1: 1 warning as on base", out)
+            j = json.load(open(os.path.join(cdir, "summary.json")))
+            self.assertEqual(j["patches"], 2)
+            self.assertEqual(j["checks"]["build"], {"1": "ok", "2": "FAIL", "series": "ok"})
+            self.assertEqual(j["checks"]["checkpatch"], {})
+
+
+    def test_checks_ktap(self):
+        """checks.ktap: a result per check in the order run, each check's
+        line a diagnostic before it; make check counts it like any step."""
+        with tempfile.TemporaryDirectory() as t:
+            cdir = os.path.join(t, "checks", "demo")
+            os.makedirs(cdir)
+            open(os.path.join(cdir, "verdicts.tsv"), "w").write(
+                "pass\tapply\t2 patches apply\nFAIL\tcheckpatch\tpatch 2: 1 error\npass\tbuild\t\n")
+            rc, out, err = run(os.path.join(S, "check-table.py"), "demo", "2", "apply", "checkpatch", "build",
+                               env={"MM_OUT": t})
+            self.assertEqual(rc, 0, err)
+            k = os.path.join(cdir, "checks.ktap")
+            self.assertEqual(open(k).read(), "KTAP version 1\n1..3\n# 2 patches apply\nok 1 apply\n"
+                             "# patch 2: 1 error\nnot ok 2 checkpatch\nok 3 build\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+
+
+class PeerCompare(unittest.TestCase):
+    def boot(self, root, kernel, tests):
+        os.makedirs(os.path.join(root, kernel))
+        json.dump({"tests": [dict(group=g, name=n, status=s, directive=d) for g, n, s, d in tests]},
+                  open(os.path.join(root, kernel, "results.json"), "w"))
+
+    def test_regression_named(self):
+        with tempfile.TemporaryDirectory() as t:
+            self.boot(t, "base", [("peer", "cow (3s)", "ok", ""), ("peer", "ksm (1s)", "ok", ""),
+                                  ("peer", "mlock (1s)", "not ok", ""), ("sksm", "x", "ok", "")])
+            self.boot(t, "t1", [("peer", "cow (4s)", "ok", ""), ("peer", "ksm (2s)", "not ok", ""),
+                                ("peer", "mlock (1s)", "not ok", "")])
+            self.boot(t, "t2", [("peer", "cow (4s)", "ok", ""), ("peer", "ksm (2s)", "ok", "")])
+            rc, out, _ = run(os.path.join(S, "peer-compare.py"), t, "base", "t1", "t2", "t3")
+            self.assertEqual(rc, 1)
+            self.assertIn("not ok 1 - t1: passes on base, fails here: ksm", out)
+            self.assertIn("ok 2 - t2: all 2 base passes still pass", out)
+            self.assertIn("not ok 3 - t3: no peer results", out)
+            self.assertTrue(out.rstrip().endswith("1..3"), out)
+
+    def test_no_base(self):
+        with tempfile.TemporaryDirectory() as t:
+            rc, out, _ = run(os.path.join(S, "peer-compare.py"), t, "base", "t1")
+            self.assertEqual(rc, 1)
+            self.assertIn("not ok 1 - no peer results for base", out)
+
+
+class TapResult(unittest.TextTestResult):
+    """One TAP line per test."""
+    n = 0
+
+    def _tap(self, test, word, why=""):
+        TapResult.n += 1
+        name = test.id().split(".", 1)[-1]
+        print(f"{word} {TapResult.n} - {name}", flush=True)
+        for line in why.splitlines():
+            print("# " + line)
+
+    def addSuccess(self, test):
+        self._tap(test, "ok")
+
+    def addFailure(self, test, err):
+        self._tap(test, "not ok", self._exc_info_to_string(err, test))
+
+    def addError(self, test, err):
+        self._tap(test, "not ok", self._exc_info_to_string(err, test))
+
+    def addSkip(self, test, reason):
+        self._tap(test, "ok", "")
+
+
+if __name__ == "__main__":
+    print("TAP version 13")
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    print(f"1..{suite.countTestCases()}")
+    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
+    sys.exit(0 if r.wasSuccessful() else 1)
