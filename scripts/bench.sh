@@ -15,7 +15,7 @@ for t in $topics; do
 	mkdir -p "$OUT/bench/$t"
 	n=$(grep -cv '^\s*\(#\|$\)' "$plan")
 	i=0
-	{ echo "command: make bench TOPIC=$t"; echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "base: $(base_tag)"; echo "host: $(nproc) CPUs, QEMU TCG"; echo "config: guest/common.config + the kernel's topic fragment$([ -n "${MM_VARIANT:-}" ] && echo " + guest/bench.config (debugging off)")"; } > "$OUT/bench/$t/meta.txt"
+	{ echo "command: make bench TOPIC=$t"; echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"; echo "base: $(base_tag)"; echo "host: $(nproc) CPUs, QEMU $(bash "$REPO/scripts/accel.sh" 2>/dev/null | tr a-z A-Z)"; echo "config: guest/common.config + the kernel's topic fragment$([ -n "${MM_VARIANT:-}" ] && echo " + guest/bench.config (debugging off)")"; } > "$OUT/bench/$t/meta.txt"
 	while read -r label kernel cmdline; do
 		case $label in ''|'#'*) continue ;; esac
 		i=$((i + 1))
@@ -24,12 +24,17 @@ for t in $topics; do
 		if BENCH_TOPIC=$t bash "$REPO/scripts/boot.sh" "$kernel" bench "$label" $cmdline </dev/null; then
 			grep -av '^MEDLEY-DONE' "$OUT/bench/$t/boot-$label/results.txt" | tr -d '\r' > "$OUT/bench/$t/$label.txt"
 			echo "kernel $label: $(grep -am1 'Linux version' "$OUT/bench/$t/boot-$label/console.log" | sed 's/.*Linux version \([^ ]*\).*/\1/') ($kernel) $cmdline" >> "$OUT/bench/$t/meta.txt"
+			# "accel <label>: kvm", "clocksource <label>: tsc" (boot.sh's boot.meta)
+			sed -n "s/^\(accel\|clocksource\): /\1 $label: /p" "$OUT/bench/$t/boot-$label/boot.meta" >> "$OUT/bench/$t/meta.txt"
 			say "bench: $t [$i/$n] $label done in $(( $(date +%s) - start ))s"
 		else
 			say "bench: $t [$i/$n] $label FAILED"; fail=1
 		fi
 	done < "$plan"
-	if [ -x "$REPO/guest/$t/report" ]; then
+	# Timings from boots on different clocks (or on a tick) are not compared.
+	if ! why=$(/usr/bin/python3 "$REPO/scripts/report.py" --clocks "$OUT/bench/$t/meta.txt"); then
+		say "bench: $t: $why"; echo "$why" >> "$OUT/bench/$t/meta.txt"; fail=1
+	elif [ -x "$REPO/guest/$t/report" ]; then
 		mkdir -p "$OUT/report"
 		(cd "$REPO" && OUT=$OUT "$REPO/guest/$t/report" "$OUT/bench/$t" "$OUT/report") || { say "bench: report of $t failed"; fail=1; }
 	fi
