@@ -74,14 +74,11 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -displa
 	-monitor none $qargs -kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" \
 	-append "$cmdline" -serial "file:$console" -serial "file:$results" </dev/null &
 qpid=$!
-if [ -t 2 ] && [ -z "${CI:-}" ]; then
-	while kill -0 $qpid 2>/dev/null; do
-		printf '\r  %4ds  %s' $(( $(date +%s) - start )) "$(tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1 | cut -c1-60)" >&2
-		printf '\033[K' >&2
-		sleep 2
-	done
-	printf '\n' >&2
-fi
+# Progress: the guest's last result line, the time left from earlier runs
+# (make check's record of "boot <kernel>", or bench.sh's PROGRESS_EST).
+. "$REPO/scripts/progress.sh"
+lastline() { tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1; }
+progress_watch $qpid "  boot $kernel" "${PROGRESS_EST:-$(eta_estimate "boot $kernel")}" "" "" "" lastline
 wait $qpid || rc=$?
 secs=$(( $(date +%s) - start ))
 [ $rc = 124 ] && say "boot: $kernel: TIMEOUT after ${timeout}s (hang)"
