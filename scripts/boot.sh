@@ -23,6 +23,10 @@ if [ "$mode" = bench ]; then payload=${BENCH_TOPIC:?bench mode needs BENCH_TOPIC
 # no lockdep, DEBUG_VM or debug objects). Not the default yet: every figure
 # in the README comes from the debugging kernels, which make bench uses.
 export MM_VARIANT=${MM_VARIANT:-}
+# MM_HOST=1 (make shell HOST=1): the host's root file system read-only over
+# 9p in the guest, at /host (the shell runs in it); a kernel variant with
+# 9p (guest/host.config).
+[ -n "${MM_HOST:-}" ] && MM_VARIANT=host
 src=$WORK/$t obj=$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}
 [ "$t" = base ] && src=$BASE
 if [ -n "$n" ]; then
@@ -56,6 +60,10 @@ accel=$(bash "$REPO/scripts/accel.sh")
 # steps under a benchmark's ns). tsc=reliable keeps the TSC (ns) and skips
 # the watchdog; the clocksource used is recorded (boot.meta) either way.
 [ "$mode" = bench ] && cmdline="$cmdline tsc=reliable"
+if [ -n "${MM_HOST:-}" ]; then
+	qargs="$qargs -fsdev local,id=hostroot,path=/,security_model=none,readonly=on -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
+	cmdline="$cmdline medley.host=1"
+fi
 
 if [ "$mode" = shell ]; then
 	say "boot: $kernel interactive: the guest shell is on this terminal; 'exit' leaves (Ctrl-A X kills QEMU)"

@@ -7,12 +7,13 @@
 # Usage: build.sh TOPIC [SRC-TREE [OBJDIR]]   (the last two for per-patch builds)
 # MM_VARIANT=bench: the benchmark kernel, guest/bench.config applied last
 # (debugging off), objects in <tree>/.obj-bench, $OBJ/<name>+bench.
+# MM_VARIANT=host: guest/host.config (9p, for make shell HOST=1).
 . "$(dirname "$0")/lib.sh"
 t=${1:?usage: build.sh TOPIC}
 check_topic "$t"
 src=${2:-}
 variant=${MM_VARIANT:-}
-case $variant in ''|bench) ;; *) die "unknown MM_VARIANT '$variant' (known: bench)" ;; esac
+case $variant in ''|bench|host) ;; *) die "unknown MM_VARIANT '$variant' (known: bench, host)" ;; esac
 obj=${3:-$OBJ/$t${variant:++$variant}}
 if [ -z "$src" ]; then
 	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
@@ -68,6 +69,11 @@ fi
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}
+# DISTCC_HOSTS: compiles that ccache misses go to the hosts that answer,
+# with -j their slots (JOBS still wins); local when none answers.
+. "$REPO/scripts/distcc.sh"
+distcc_setup
+[ -n "${DISTCC_JOBS:-}" ] && [ -z "${JOBS:-}" ] && jobs=$DISTCC_JOBS
 mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"; }
 # The configuration is made from tinyconfig and the fragments, and .config
 # is replaced only when the result differs, so nothing rebuilds for

@@ -70,7 +70,7 @@ eta_fmt() {
 }
 
 progress_line() {
-	local el=$1 est=${2:-} done=${3:-} total=${4:-} unit=${5:-} left= line
+	local el=$1 est=${2:-} done=${3:-} total=${4:-} unit=${5:-} left='' line
 	line=$(printf '  %5s' "$(eta_fmt "$el")")
 	[ -n "$done" ] && line="$line  $done${total:+/$total}${unit:+ $unit}"
 	if [ -n "$done" ] && [ -n "$total" ] && [ "$done" -gt 0 ] && [ "$total" -gt 0 ]; then

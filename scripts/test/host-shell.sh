@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make shell HOST=1 (TAP): base's host variant boots with the host's root
+# file system read-only over 9p, and the shell it gives runs a host binary
+# (perl, which the guest's initramfs does not have) and cannot write it.
+# Needs the variant kernel (MM_VARIANT=host, guest/host.config): built by
+# MM_HOST_BUILD=1, otherwise the test is skipped when it is not there.
+set -u
+S=$(cd "$(dirname "$0")/.." && pwd)
+. "$S/lib.sh"
+set +e
+echo "TAP version 13"
+if [ ! -f "$OBJ/base+host/arch/x86/boot/bzImage" ] && [ -z "${MM_HOST_BUILD:-}" ]; then
+	echo "ok 1 - host shell # SKIP base+host not built (MM_HOST_BUILD=1 builds it, one cold kernel build)"
+	echo "1..1"; exit 0
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+/usr/bin/python3 - "$S/boot.sh" "$T" <<'PY'
+import os, subprocess, sys, time
+boot, tmp = sys.argv[1], sys.argv[2]
+env = dict(os.environ, MM_HOST="1")
+p = subprocess.Popen(["bash", boot, "base", "shell"], env=env, stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+log = open(os.path.join(tmp, "console"), "wb")
+buf = b""
+def until(marker, secs):
+    # a hang, not a slow machine, is what the generous limit is for
+    global buf
+    end = time.time() + secs
+    os.set_blocking(p.stdout.fileno(), False)
+    while time.time() < end:
+        chunk = p.stdout.read(4096)
+        if chunk:
+            log.write(chunk); buf += chunk
+            if marker in buf:
+                return True
+        elif p.poll() is not None:
+            return marker in buf
+        else:
+            time.sleep(0.1)
+    return False
+n = fails = 0
+def tap(good, what):
+    global n, fails
+    n += 1
+    fails += not good
+    print(("ok" if good else "not ok") + f" {n} - {what}", flush=True)
+tap(until(b"host's root file system", 3600), "the guest mounts the host's root over 9p and starts the shell in it")
+# (the markers are computed in the guest, so the echo of the command is no match)
+p.stdin.write(b"/usr/bin/perl -e 'print \"PERL-\", 6*7, \"-RUNS\\n\"'\n"
+              b"touch /usr/medley-ro-test 2>/dev/null && echo RO-NOT || echo RO-$((6*7))-OK\n"
+              b"uname -r | sed 's/^/GUEST-KERNEL-/'\n"
+              b"exit\n")
+p.stdin.flush()
+tap(until(b"PERL-42-RUNS", 600), "the host's /usr/bin/perl runs in the guest")
+tap(until(b"RO-42-OK", 600), "the host's root is read-only in the guest")
+until(b"MEDLEY-DONE", 600)
+p.stdin.close()
+try:
+    p.wait(120)
+except subprocess.TimeoutExpired:
+    p.kill()
+tap(b"GUEST-KERNEL-6.12.118" in buf, "the shell ran on the guest's kernel (6.12.118)")
+print(f"1..{n}")
+sys.exit(1 if fails else 0)
+PY
