@@ -15,7 +15,22 @@
 #   MM_CPUINFO (/proc/cpuinfo), MM_KVM_DEV (/dev/kvm),
 #   MM_BOOT_ID (/proc/sys/kernel/random/boot_id), MM_ACCEL_PROBE (a command
 #   run instead of the probe boot; it succeeds when KVM works).
+#
+# accel.sh --tsc-khz: the host's TSC frequency in kHz (scripts/tsc-khz.c,
+# kept per host boot id too), for TCG guests' tsc_early_khz=.
 . "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = --tsc-khz ]; then
+	boot_id=$(cat "${MM_BOOT_ID:-/proc/sys/kernel/random/boot_id}" 2>/dev/null || echo unknown)
+	kept=$CACHE/accel/$boot_id.tsc-khz
+	mkdir -p "$CACHE/accel"
+	if [ ! -s "$kept" ]; then
+		bin=$CACHE/accel/tsc-khz
+		[ "$bin" -nt "$REPO/scripts/tsc-khz.c" ] || gcc -O2 -o "$bin" "$REPO/scripts/tsc-khz.c" || die "cannot build scripts/tsc-khz.c"
+		"$bin" > "$kept.tmp" && mv "$kept.tmp" "$kept"
+	fi
+	cat "$kept"; exit 0
+fi
 
 case ${MM_ACCEL:-} in
 kvm|tcg) say "accel: ${MM_ACCEL} (MM_ACCEL)"; echo "$MM_ACCEL"; exit 0 ;;

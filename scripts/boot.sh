@@ -55,11 +55,16 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 medley.mode=$mode medley.t
 timeout=${BOOT_TIMEOUT:-1800}
 # KVM when the host has a usable one, else TCG (scripts/accel.sh; MM_ACCEL).
 accel=$(bash "$REPO/scripts/accel.sh")
-# A benchmark's clock: a kernel without ACPI finds no HPET, and under TCG
-# its TSC fails the sync check, so it would time on refined-jiffies (1 ms
-# steps under a benchmark's ns). tsc=reliable keeps the TSC (ns) and skips
-# the watchdog; the clocksource used is recorded (boot.meta) either way.
-[ "$mode" = bench ] && cmdline="$cmdline tsc=reliable"
+# A benchmark's clock: under TCG a kernel without ACPI has no HPET or PM
+# timer to calibrate its TSC against ("could not calculate TSC khz"), one
+# with ACPI finds the TSCs unsynchronized: both mark the TSC unstable and
+# time on refined-jiffies (1 ms steps) or hpet. The guest's TSC is the
+# host's: tsc_early_khz= gives its frequency, tsc=reliable skips the sync
+# check and the watchdog. The clocksource used is recorded (boot.meta).
+if [ "$mode" = bench ]; then
+	cmdline="$cmdline tsc=reliable"
+	[ "$accel" = tcg ] && cmdline="$cmdline tsc_early_khz=$(bash "$REPO/scripts/accel.sh" --tsc-khz)"
+fi
 if [ -n "${MM_HOST:-}" ]; then
 	qargs="$qargs -fsdev local,id=hostroot,path=/,security_model=none,readonly=on -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
 	cmdline="$cmdline medley.host=1"

@@ -16,7 +16,8 @@ def clocks(meta_text):
     for line in meta_text.splitlines():
         w = line.split()
         if len(w) == 3 and w[0] == "clocksource" and w[1].endswith(":"):
-            d[w[1][:-1]] = w[2]
+            # tsc-early: the same counter, before its refined calibration
+            d[w[1][:-1]] = "tsc" if w[2] == "tsc-early" else w[2]
     return d
 
 

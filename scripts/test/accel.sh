@@ -49,5 +49,10 @@ run kvm "a new host boot probes again; svm host, probe boots" MM_BOOT_ID="$T/boo
 run kvm "the kvm answer is kept too" MM_BOOT_ID="$T/boot2" MM_ACCEL_PROBE="bash $T/probe-silent"
 [ "$(probes)" = 2 ] && ok "two host boots, two probes" || notok "probes run: $(probes), wanted 2"
 run tcg "MM_ACCEL=tcg wins over a kept kvm answer" MM_BOOT_ID="$T/boot2" MM_ACCEL=tcg
+# the host's TSC frequency for TCG guests' tsc_early_khz=: measured once a host boot
+k=$(MM_CACHE="$T/cache" MM_BOOT_ID="$T/boot1" bash "$S/accel.sh" --tsc-khz 2>"$T/err")
+[ "${k:-0}" -gt 100000 ] 2>/dev/null && [ "$k" -lt 10000000 ] && ok "--tsc-khz measures the host TSC: $k kHz" || notok "--tsc-khz: '$k' ($(cat "$T/err"))"
+echo 12345 > "$T/cache/accel/11111111-aaaa.tsc-khz"
+[ "$(MM_CACHE="$T/cache" MM_BOOT_ID="$T/boot1" bash "$S/accel.sh" --tsc-khz)" = 12345 ] && ok "--tsc-khz is kept per host boot" || notok "--tsc-khz measured again"
 echo "1..$n"
 [ $fails = 0 ]

@@ -27,6 +27,8 @@ meta() { printf '%s\n' "command: make bench TOPIC=demo" "kernel base: 6.12.118+ 
 clocks() { /usr/bin/python3 "$S/report.py" --clocks "$T/meta.txt" > "$T/why"; }
 meta "accel base: tcg" "clocksource base: tsc" "accel topic: tcg" "clocksource topic: tsc"
 clocks && ok "two boots on tsc are compared" || notok "two boots on tsc refused: $(cat "$T/why")"
+meta "clocksource base: tsc" "clocksource topic: tsc-early"
+clocks && ok "tsc-early and tsc are one counter: compared" || notok "tsc-early vs tsc refused: $(cat "$T/why")"
 meta "clocksource base: hpet" "clocksource topic: refined-jiffies"
 ! clocks && grep -q 'refined-jiffies' "$T/why" && ok "a boot on refined-jiffies is refused" || notok "refined-jiffies not refused"
 meta "clocksource base: hpet" "clocksource topic: tsc"
