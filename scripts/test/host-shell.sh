@@ -27,6 +27,8 @@ def until(marker, secs):
     # a hang, not a slow machine, is what the generous limit is for
     global buf
     end = time.time() + secs
+    if marker in buf:
+        return True
     os.set_blocking(p.stdout.fileno(), False)
     while time.time() < end:
         chunk = p.stdout.read(4096)
