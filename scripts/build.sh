@@ -123,7 +123,7 @@ say "build: $t${variant:+ ($variant)} in $obj (log: $log)"
 # last full build (one from an empty object folder) when this one is full
 # too; a line rewritten on a terminal, one a minute otherwise.
 . "$REPO/scripts/progress.sh"
-key=$t${variant:++$variant} total= full=
+key=$t${variant:++$variant} total='' full=''
 [ -f "$obj/vmlinux" ] || { full=1; total=$(cat "$CACHE/build-objs/$key" 2>/dev/null || true); }
 rm -f "$obj/.rc"
 # (not "make; echo $?": under set -e a failed make would end the subshell first)

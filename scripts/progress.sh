@@ -27,7 +27,10 @@ _eta_files() {
 	local dir=$1 state=$2 files f same=
 	files=$(ls "$dir"/*.tsv 2>/dev/null | sort) || true
 	if [ -n "$state" ]; then
-		for f in $files; do head -1 "$f" | grep -q ", $state start" && same="$same $f"; done
+		# (not head | grep -q: under pipefail, head's SIGPIPE would read as no)
+		for f in $files; do
+			case $(sed -n 1p "$f") in *", $state start"*) same="$same $f" ;; esac
+		done
 		[ -n "$same" ] && files=$same
 	fi
 	echo $files
