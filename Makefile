@@ -5,7 +5,7 @@
 #   make check             the whole test suite (what .ci/run runs)
 #   make boot TOPIC=sksm   one topic;  TOPIC=base: the unpatched tree
 #   make shell TOPIC=t     interactive guest shell (HOST=1: in the host's root, read-only)
-#   make check-series TOPIC=t, make bench [TOPIC=t], make series TOPIC=t
+#   make check-series TOPIC=t, make bench [TOPIC=t], make series TOPIC=t [SEND=1|smtp|reflect]
 #   make import|export|build TOPIC=t, make base, make deps
 
 TOPIC ?=
@@ -50,7 +50,7 @@ report:
 	@bash $(S)/report.sh
 
 series: base
-	@bash $(S)/series.sh $(or $(TOPIC),$(error TOPIC=... is required; 'make topics' lists them)) $(if $(FORCE),--force) $(if $(SEND),--send)
+	@bash $(S)/series.sh $(or $(TOPIC),$(error TOPIC=... is required; 'make topics' lists them)) $(if $(FORCE),--force) $(if $(SEND),--send=$(SEND))
 
 roundtrip: base
 	@bash $(S)/roundtrip.sh $(or $(TOPIC),$(error TOPIC=... is required))

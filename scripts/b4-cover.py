@@ -18,6 +18,8 @@ Subcommands (all print to stdout):
   commit-tracking        JSON of the b4 cover commit message read on stdin
   get KEY                read JSON on stdin, print series[KEY] (lists: space-joined)
   set-block FILE         replace/append the block of FILE with the JSON on stdin
+  b4 ARGS...             run b4 with ARGS, writing an RFC series' subjects as
+                         [RFC PATCH ...] (b4 0.12 always writes [PATCH RFC ...])
 """
 import json
 import re
@@ -67,8 +69,31 @@ def parse_subject(line):
     return s, prefixes, revision
 
 
+def rfc_first(subject):
+    """'[PATCH RFC 6.12 v2 1/4] x' -> '[RFC PATCH 6.12 v2 1/4] x'"""
+    m = re.match(r'^\[PATCH ([^]]*)\]', subject)
+    if not m or 'RFC' not in m.group(1).split():
+        return subject
+    rest = [t for t in m.group(1).split() if t != 'RFC']
+    return '[' + ' '.join(['RFC', 'PATCH'] + rest) + ']' + subject[m.end():]
+
+
+def run_b4(args):
+    import b4
+    import b4.command
+    orig = b4.LoreSubject.get_rebuilt_subject
+
+    def rebuilt(self, *a, **kw):
+        return rfc_first(orig(self, *a, **kw))
+    b4.LoreSubject.get_rebuilt_subject = rebuilt
+    sys.argv = ['b4'] + args
+    return b4.command.cmd()
+
+
 def main():
     cmd = sys.argv[1]
+    if cmd == 'b4':
+        sys.exit(run_b4(sys.argv[2:]))
     if cmd in ('text', 'prefixes', 'subject-revision', 'tracking'):
         head, tracking = split_block(read(sys.argv[2]))
         lines = head.rstrip().split('\n')

@@ -10,7 +10,9 @@ WORK=$CACHE/work            # one git worktree per topic
 OBJ=$CACHE/obj              # one object folder per topic (O=)
 OUT=${MM_OUT:-$REPO/out}    # every result a person or a machine reads
 TARBALL=${MM_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-TOPICS=${MM_TOPICS:-"try-alloc-pages defrag-mode kpromoted sksm"}
+# The topics, in merge order: branches/medley/order is their one list.
+topics_from_order() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/branches/medley/order" 2>/dev/null | tr -s ' \n' ' ' | sed 's/ $//'; }
+TOPICS=${MM_TOPICS:-$(topics_from_order)}
 BUILD_LOCK=$CACHE/build.lock
 # Debian's python3 first (the tree's scripts need python3-ply, reports need
 # matplotlib), whatever python a developer has earlier on PATH.

@@ -18,7 +18,7 @@ if [ "${1:-}" = --record ]; then
 	exit 0
 fi
 bash "$REPO/scripts/base.sh" >/dev/null
-order=$(grep -v '^\s*\(#\|$\)' "$REPO/branches/medley/order")
+order=$(topics_from_order)
 for t in $order; do check_topic "$t"; done
 tag=$(base_tag)
 # Nothing to do when the inputs are those of the last run and the tree is

@@ -144,7 +144,7 @@ fi
 
 # 4. a Reviewed-by reply on patch 1, picked up by b4 trailers -u
 p1=$(ls "$R"/out/mail/*.eml | while read -r f; do
-	grep -qE '^Subject: \[PATCH[^]]* 0*1/[0-9]+\]' "$f" && echo "$f"; done | head -1)
+	grep -qE '^Subject: \[(RFC )?PATCH[^]]* 0*1/[0-9]+\]' "$f" && echo "$f"; done | head -1)
 [ -n "$p1" ] || p1=$(ls "$R"/out/mail/*.eml | head -1)
 p1_id=$(sed -n '/^$/q; s/^[Mm]essage-[Ii][Dd]: *\(<.*>\).*/\1/p' "$p1" | head -1)
 p1_subj=$(sed -n '/^$/q; /^Subject:/{N; s/\n / /; s/^Subject: //p}' "$p1" | head -1)
@@ -221,7 +221,7 @@ if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
 	if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
 		d=$R/out/series/$t/v$nrev
 		c0=$(ls "$d"/*.eml | head -1)
-		if grep -qE "^Subject: \\[PATCH.* v${nrev}[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
+		if grep -qE "^Subject: \\[(RFC )?PATCH.* v${nrev}[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
 			ok "v$nrev written: $(ls "$d"/*.eml | wc -l) mails, cover has 'Changes in v$nrev'"
 		else
 			notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag

@@ -3,11 +3,21 @@
 
     series-checks.py CHECK TOPIC
 
-CHECK is one of cover, prefixes, recipients, base, tags, checkpatch; checks/series-<CHECK>
-calls this. The series checked is $MM_SERIES_DIR, else the highest
+CHECK is one of cover, prefixes, recipients, base, tags, checkpatch, credit;
+checks/series-<CHECK> calls this. The series checked is $MM_SERIES_DIR, else the highest
 out/series/<topic>/v<N>/. Prints one summary line, writes the details to
 out/checks/<topic>/series-<CHECK>.log, exits 0 on pass, 1 on failure, 2 when
 there is nothing to check.
+
+    series-checks.py credit-files FILE...   (checks/signoff)
+
+runs the credit rules on patch files (git format-patch output) and prints
+one line per file: "<file>\tok|FAIL\t<first problem>".
+
+$MM_SEND_MODE (set by scripts/series.sh --send=smtp|reflect) marks a series
+prepared for a real send: then a Signed-off-by with a placeholder address
+fails too. checks/send.conf names the topics sent as RFC and the addresses
+each topic must Cc.
 """
 import email
 import email.policy
@@ -106,12 +116,15 @@ def check_prefixes(s, log):
             continue
         toks = m.group(1).split()
         log.append(f'{name}: {subj}')
-        if not toks or toks[0] != 'PATCH':
-            errors.append(f'{name}: prefix does not start with PATCH: [{m.group(1)}]')
+        lead = 2 if toks[:2] == ['RFC', 'PATCH'] else 1
+        if toks[:1] != ['PATCH'] and lead != 2:
+            errors.append(f'{name}: prefix does not start with PATCH or RFC PATCH: [{m.group(1)}]')
+        if 'RFC' in toks[lead:]:
+            errors.append(f'{name}: RFC goes first, as [RFC PATCH ...]: [{m.group(1)}]')
         rev = 1
         counter = None
-        extra = []
-        for tok in toks[1:]:
+        extra = ['RFC'] if lead == 2 else []
+        for tok in toks[lead:]:
             if re.fullmatch(r'v\d+', tok):
                 rev = int(tok[1:])
             elif re.fullmatch(r'\d+/\d+', tok):
@@ -168,10 +181,18 @@ def check_prefixes(s, log):
             m = re.match(r'^\[([^]]*)\]', first)
             want = [t for t in m.group(1).split()
                     if t != 'PATCH' and not re.fullmatch(r'v\d+|\d+/\d+', t)]
+            if policy(s.topic)['rfc'] and 'RFC' not in want:
+                want.append('RFC')      # series.sh adds it (checks/send.conf)
             got = list(next(iter(extras)))
             if sorted(want) != sorted(got):
                 errors.append(f'cover-letters/{s.topic} asks for [{" ".join(want)}], the mails have [{" ".join(got)}]')
-    log.append(f'prefix: [PATCH {" ".join(next(iter(extras)))}], revision {sorted(revs)}, {len(parsed)} mails')
+    pol = policy(s.topic)
+    if pol['rfc']:
+        for p in parsed:
+            if p[4][:2] != ['RFC', 'PATCH']:
+                errors.append(f'{p[0]}: {s.topic} is an RFC series (checks/send.conf): '
+                              f'the prefix must start "RFC PATCH", not [{" ".join(p[4])}]')
+    log.append(f'prefix: [{" ".join(parsed[0][4])}], revision {sorted(revs)}, {len(parsed)} mails')
     return errors
 
 
@@ -208,6 +229,10 @@ def check_recipients(s, log):
         log.append(f'{name}: To/Cc: {", ".join(sorted(have)) or "-"}')
         if missing:
             errors.append(f'{name}: To/Cc lacks {", ".join(missing)}')
+    for addr in policy(s.topic)['cc']:
+        for name, msg in s.mails:
+            if addr.lower() not in addrs(msg):
+                errors.append(f'{name}: {s.topic} must Cc {addr} (checks/send.conf)')
     if not s.patches():
         errors.append('no patch mails')
     return errors
@@ -232,7 +257,31 @@ def check_base(s, log):
         errors.append(f'{name}: base-commit {found[0][:12]} is not the recorded base {want[:12]} (branches/BASE)')
     if len(s.mails) > 1 and not re.search(r'^change-id: \S+', body, flags=re.M):
         errors.append(f'{name}: no change-id line')
+    # the cover says plainly what the base is: Debian's package and its
+    # version, and that base-commit is a commit of the fork's base tree
+    text = re.sub(r'\s+', ' ', body)
+    ver = debian_version()
+    if 'linux-source-6.12' not in text:
+        errors.append(f'{name}: the cover does not name the base package (Debian linux-source-6.12)')
+    if ver and ver not in text:
+        errors.append(f'{name}: the cover does not state the base version {ver} (linux-source-6.12)')
+    if not re.search(r'base-commit\W[^.]*not [^.]*linux\.git|base-commit\W[^.]*fork', text):
+        errors.append(f'{name}: the cover does not say that base-commit names a commit of the fork\'s base, not of linux.git')
     return errors
+
+
+def debian_version():
+    """Debian's version of the base package (6.12.118-1~deb12u1), from
+    $MM_BASE_DEB_VERSION, else dpkg, else None."""
+    v = os.environ.get('MM_BASE_DEB_VERSION')
+    if v is not None:
+        return v or None
+    try:
+        res = subprocess.run(['dpkg-query', '-W', '-f=${Version}', 'linux-source-6.12'],
+                             capture_output=True, text=True)
+    except OSError:
+        return None
+    return res.stdout.strip() if res.returncode == 0 and res.stdout.strip() else None
 
 
 LORE_RE = re.compile(r'^https://lore\.kernel\.org/(r|all|[a-z0-9._-]+)/[^\s/<>]+@[^\s/<>]+/?$')
@@ -304,6 +353,10 @@ def check_checkpatch(s, log):
                 # checks the form of Fixes: instead)
                 log.append(f'{name}: ignored (base has no history): {line}')
                 continue
+            if typ == 'BAD_SIGN_OFF' and 'Non-standard signature: Originally-by:' in line:
+                # the credit convention's trailer, which checkpatch does not list
+                log.append(f'{name}: ignored (Originally-by: credit): {line}')
+                continue
             if any(t == typ and (fnmatch.fnmatch(pname, g) or fnmatch.fnmatch(name, g)) for g, t in exc):
                 log.append(f'{name}: excepted ({pname} {typ}): {line}')
                 continue
@@ -311,6 +364,120 @@ def check_checkpatch(s, log):
     if not s.patches():
         errors.append('no patch mails')
     return errors
+
+
+def policy(topic):
+    """checks/send.conf: '<topic> [rfc] [cc=ADDR]...' -> {'rfc': bool, 'cc': [...]}"""
+    pol = {'rfc': False, 'cc': []}
+    f = os.path.join(REPO, 'checks', 'send.conf')
+    if os.path.exists(f):
+        for line in open(f, encoding='utf-8'):
+            parts = line.split('#', 1)[0].split()
+            if not parts or parts[0] != topic:
+                continue
+            for w in parts[1:]:
+                if w.lower() == 'rfc':
+                    pol['rfc'] = True
+                elif w.startswith('cc='):
+                    pol['cc'].append(w[3:])
+    return pol
+
+
+# A Link: to a posting on a list archive (lore, lkml, marc, patchwork).
+POSTING_RE = re.compile(r'^https?://(lore\.kernel\.org|lkml\.kernel\.org|(www\.)?lkml\.org|marc\.info|'
+                        r'patchwork\.kernel\.org|msgid\.link|lore\.[a-z0-9.-]+)/', re.I)
+# Addresses that are not a person's: RFC 2606/6761 names, noreply.
+PLACEHOLDER_ADDR_RE = re.compile(r'@(.*\.)?example\.(org|com|net)$|\.(example|invalid|test|localhost)$|'
+                                 r'@localhost$|no-?reply', re.I)
+HASH_SUBJ_RE = re.compile(r'\b[0-9a-f]{12,40}\b \("[^"]+"\)')
+FOLD_RE = re.compile(r'\b(fold(s|ed|ing)?|squash(es|ed|ing)?|incorporat(es|ed|ing))\b', re.I)
+INCLUDE_RE = re.compile(r'\binclud(es|ed|ing)\b[^.]*\b(upstream|mainline)\b[^.]*\bfix|'
+                        r'\binclud(es|ed|ing)\b[^.]*\bfix(es)?\b[^.]*\b(upstream|mainline)\b', re.I)
+FIX_RE = re.compile(r'\bfix(es|ed)?\b', re.I)
+NOT_FOLDED_RE = re.compile(r'\bnot (folded|included|squashed)\b|\bleft out\b', re.I)
+
+
+def changelog_units(lines):
+    """Paragraphs and bullet items of a changelog (trailers dropped), each
+    as (text, is_bullet)."""
+    units, cur, bullet = [], [], False
+    for line in lines:
+        if re.match(r'^[A-Za-z-]+: \S', line) and not line.startswith(' '):
+            if re.match(r'^(Signed-off-by|Originally-by|Link|Fixes|Cc|Reviewed-by|Acked-by|Tested-by|'
+                        r'Reported-by|Suggested-by|Co-developed-by|Closes):', line):
+                continue
+        b = re.match(r'^\s*[-*] \S', line)
+        if not line.strip() or b:
+            if cur:
+                units.append((' '.join(cur), bullet))
+            cur, bullet = ([line.strip()] if b else []), bool(b)
+            continue
+        cur.append(line.strip())
+    if cur:
+        units.append((' '.join(cur), bullet))
+    return units
+
+
+def credit_problems(lines, real_send):
+    """The credit rules on the commit message lines of one patch."""
+    errors = []
+    trailers = [ln for ln in lines if re.match(r'^[A-Za-z-]+: ', ln)]
+    links = [ln.split(':', 1)[1].strip() for ln in trailers if ln.startswith('Link: ')]
+    orig = [ln for ln in trailers if ln.startswith('Originally-by: ')]
+    for o in orig:
+        if not re.fullmatch(r'Originally-by: \S[^<>]* <[^<>@\s]+@[^<>@\s]+>', o):
+            errors.append(f'malformed "{o}" (want Originally-by: Name <address>)')
+    posts = [u for u in links if POSTING_RE.match(u)]
+    if posts and not orig:
+        errors.append(f'Link: to a posting ({posts[0]}) but no Originally-by: crediting its author')
+    context = False
+    for text, is_bullet in changelog_units(lines):
+        if not is_bullet:
+            context = False
+        claims = (FOLD_RE.search(text) and FIX_RE.search(text)) or INCLUDE_RE.search(text)
+        if NOT_FOLDED_RE.search(text):
+            claims, context = None, False
+        elif claims and text.rstrip().endswith(':'):
+            context = True      # the items below name the fixes
+            continue
+        if (claims or (is_bullet and context)) and not HASH_SUBJ_RE.search(text):
+            errors.append('folds in a fix without naming it as <12+ hex hash> ("subject"): ' + text[:90])
+    if real_send:
+        for ln in trailers:
+            if ln.startswith('Signed-off-by: '):
+                addr = email.utils.parseaddr(ln.split(':', 1)[1])[1]
+                if not addr or PLACEHOLDER_ADDR_RE.search(addr):
+                    errors.append(f'{ln}: a placeholder address cannot sign off a series sent for real '
+                                  '(the DCO needs a person\'s address)')
+    return errors
+
+
+def real_send():
+    return os.environ.get('MM_SEND_MODE', '') in ('smtp', 'reflect')
+
+
+def check_credit(s, log):
+    errors = []
+    for name, msg in s.patches():
+        probs = credit_problems(message_part(s.body(msg)), real_send())
+        log.append(f'{name}: {len(probs)} problem(s)')
+        errors += [f'{name}: {p}' for p in probs]
+    if not s.patches():
+        errors.append('no patch mails')
+    return errors
+
+
+def credit_files(paths):
+    """checks/signoff: the credit rules on patch files, one line each."""
+    bad = 0
+    for p in paths:
+        with open(p, 'rb') as fh:
+            msg = email.message_from_binary_file(fh, policy=email.policy.default)
+        part = msg.get_body(preferencelist=('plain',)) or msg
+        probs = credit_problems(message_part(part.get_content()), real_send())
+        bad += bool(probs)
+        print(f"{p}\t{'FAIL' if probs else 'ok'}\t{'; '.join(probs)}")
+    return 1 if bad else 0
 
 
 PLACEHOLDER_RE = re.compile(r'EDITME|@@[A-Z0-9_ -]+@@|\bTODO\b|\bXXX\b|\bFIXME\b|<[a-z ]*(here|fill[a-z ]*|tbd)>', re.I)
@@ -354,10 +521,16 @@ CHECKS = {
     'base': (check_base, 'base-commit of the cover is the recorded base'),
     'tags': (check_tags, 'Link:/Fixes: tags well-formed'),
     'checkpatch': (check_checkpatch, 'checkpatch --strict clean on the mails'),
+    'credit': (check_credit, 'authors of postings and folded fixes credited; real sign-offs for a real send'),
 }
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == 'credit-files':
+        sys.exit(credit_files(sys.argv[2:]))
+    if len(sys.argv) == 3 and sys.argv[1] == 'placeholder':
+        # exit 0 when the address is a placeholder (series.sh)
+        sys.exit(0 if PLACEHOLDER_ADDR_RE.search(sys.argv[2]) or '@' not in sys.argv[2] else 1)
     if len(sys.argv) != 3 or sys.argv[1] not in CHECKS:
         sys.exit('usage: series-checks.py {%s} TOPIC' % ','.join(CHECKS))
     check, topic = sys.argv[1], sys.argv[2]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make series TOPIC=t: write the topic as a mailing-list series with b4 0.12.
 #
-#   series.sh TOPIC [--force] [--send] [--no-import] [--skip-check-series]
+#   series.sh TOPIC [--force] [--send[=sink|smtp|reflect]] [--no-import] [--skip-check-series]
 #
 # 1. import the topic (scripts/import.sh: base + branches/t; the b4 cover
 #    commit is recreated from the tracking block of cover-letters/t and the
@@ -16,10 +16,21 @@
 #    of checks/ on those files (refuse unless --force);
 # 4. write the tracking block back at the end of cover-letters/t.
 # --skip-check-series (roundtrip.sh) does not run check-series (builds).
-# --send also sends it for real through scripts/sendmail-local (local sink
-# out/mail/ and, if one runs, the local list of scripts/list.sh): b4 tags
-# sent/t-vN and moves to vN+1; the tag is saved in cover-letters/t.sent/.
-# The mail transport is always local (sendemail.smtpserver = sendmail-local).
+# The sender is the person running it: git config user.name/user.email
+# ($MM_SENDER_NAME/$MM_SENDER_EMAIL override); every patch that lacks the
+# sender's Signed-off-by gets it (in the topic's worktree, before b4).
+# RFC topics (checks/send.conf) get [RFC PATCH ...]; the Cc's that file
+# names are added to every mail.
+# --send (= --send=sink, make series SEND=1) also sends it through
+# scripts/sendmail-local (local sink out/mail/ and, if one runs, the local
+# list of scripts/list.sh): b4 tags sent/t-vN and moves to vN+1; the tag is
+# saved in cover-letters/t.sent/.
+# --send=smtp (make series SEND=smtp) sends it for real through the user's
+# own sendemail.* settings (global git config; the fork sets none), and
+# --send=reflect sends it only to the sender, through the same server
+# (b4 send --reflect: no tag, no new revision). Both refuse a missing or
+# placeholder identity or a missing sendemail.smtpserver, and make the
+# credit checks also fail placeholder sign-offs ($MM_SEND_MODE).
 . "$(dirname "$0")/lib.sh"
 
 force='' send='' noimport='' nocheck=''
@@ -27,7 +38,9 @@ args=()
 for a in "$@"; do
 	case $a in
 	--force) force=1 ;;
-	--send) send=1 ;;
+	--send|--send=1|--send=yes|--send=sink|--send=local) send=sink ;;
+	--send=smtp|--send=reflect) send=${a#--send=} ;;
+	--send=*) die "unknown send mode '${a#--send=}' (sink: the local sink, the default; smtp: your sendemail.* server; reflect: to yourself through it)" ;;
 	--no-import) noimport=1 ;;
 	--skip-check-series) nocheck=1 ;;
 	-h|--help) sed -n '2,/^\. /p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -41,24 +54,55 @@ check_topic "$t"
 case $t in base|medley) die "series takes a topic, one of: $TOPICS" ;; esac
 
 PY="/usr/bin/python3 $REPO/scripts/b4-cover.py"
-SENDER_NAME=${MM_SENDER_NAME:-mm-medley developers}
-SENDER_EMAIL=${MM_SENDER_EMAIL:-mm-medley@lists.example.org}
-# b4 (and the git it runs) with the project's identity and extra config
-# given as KEY=VALUE before "--": b4run [k=v...] -- b4-args...
+# The sender: the person running this (git config outside the base tree).
+SENDER_NAME=${MM_SENDER_NAME:-$(git -C "$REPO" config --get user.name 2>/dev/null || true)}
+SENDER_EMAIL=${MM_SENDER_EMAIL:-$(git -C "$REPO" config --get user.email 2>/dev/null || true)}
+placeholder() { /usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$1"; }
+case $send in
+smtp|reflect)
+	how="set your own: git config --global user.name 'Your Name'; git config --global user.email you@your.domain"
+	[ -n "$SENDER_NAME" ] && [ -n "$SENDER_EMAIL" ] \
+		|| die "a real send (SEND=$send) signs off and sends as you, but git config user.name/user.email is not set; $how"
+	placeholder "$SENDER_EMAIL" \
+		&& die "a real send (SEND=$send) refuses the placeholder identity '$SENDER_NAME <$SENDER_EMAIL>' (example.*, *.example, *.invalid, noreply): the DCO needs a person's address; $how"
+	usmtp=$(git config --global --get sendemail.smtpserver 2>/dev/null || git config --system --get sendemail.smtpserver 2>/dev/null || true)
+	[ -n "$usmtp" ] || die "a real send (SEND=$send) goes through your own mail server, but sendemail.smtpserver is not set in your git config (git config --global sendemail.smtpserver smtp.your.domain, plus smtpserverport, smtpencryption, smtpuser as your provider needs; see 'git help send-email')"
+	export MM_SEND_MODE=$send
+	;;
+*)
+	unset MM_SEND_MODE
+	if [ -z "$SENDER_NAME" ] || [ -z "$SENDER_EMAIL" ]; then
+		say "series: warning: git config user.name/user.email not set; writing the series as 'mm-medley developers <mm-medley@lists.example.org>' without a sender's sign-off"
+		SENDER_NAME="mm-medley developers" SENDER_EMAIL=mm-medley@lists.example.org nosob=1
+	fi
+	;;
+esac
+SENDER="$SENDER_NAME <$SENDER_EMAIL>"
+# b4 (and the git it runs) as the sender, through the local sink unless a
+# key below says otherwise, extra config given as KEY=VALUE before "--":
+# b4run [k=v...] -- b4-args...  (b4 through b4-cover.py: [RFC PATCH ...])
 b4run() {
-	local kv=() i=2
+	local kv=() i=5
 	while [ "$1" != -- ]; do kv+=("$1"); shift; done
 	shift
-	local env=(GIT_CONFIG_COUNT=$((2 + ${#kv[@]}))
+	local env=(GIT_CONFIG_COUNT=$((5 + ${#kv[@]}))
 		GIT_CONFIG_KEY_0=user.name "GIT_CONFIG_VALUE_0=$SENDER_NAME"
-		GIT_CONFIG_KEY_1=user.email "GIT_CONFIG_VALUE_1=$SENDER_EMAIL")
+		GIT_CONFIG_KEY_1=user.email "GIT_CONFIG_VALUE_1=$SENDER_EMAIL"
+		GIT_CONFIG_KEY_2=sendemail.mm-sink.smtpserver "GIT_CONFIG_VALUE_2=$REPO/scripts/sendmail-local"
+		GIT_CONFIG_KEY_3=sendemail.mm-sink.from "GIT_CONFIG_VALUE_3=$SENDER"
+		GIT_CONFIG_KEY_4=b4.sendemail-identity GIT_CONFIG_VALUE_4=mm-sink)
 	for x in "${kv[@]+"${kv[@]}"}"; do
 		env+=("GIT_CONFIG_KEY_$i=${x%%=*}" "GIT_CONFIG_VALUE_$i=${x#*=}")
 		i=$((i + 1))
 	done
-	env "${env[@]}" b4 "$@"
+	env "${env[@]}" $PY b4 "$@"
 }
 B4=(b4run -- --offline-mode)
+# Cc's of checks/send.conf, as b4 send options
+ccopts=()
+for a in $(awk -v t="$t" '!/^#/ && $1 == t { for (i = 2; i <= NF; i++) if ($i ~ /^cc=/) print substr($i, 4) }' "$REPO/checks/send.conf" 2>/dev/null); do
+	ccopts+=(--cc "$a")
+done
 cl=$REPO/cover-letters/$t
 MARK='--- b4-submit-tracking ---'
 shopt -s nullglob
@@ -126,12 +170,44 @@ fi
 [ "$(git rev-parse "$(cover_commit)~1")" = "$(git rev-parse "$tag^{commit}")" ] \
 	|| die "the b4 cover commit of $t is not on the recorded base $tag"
 
+# The sender signs off: every patch without "Signed-off-by: <sender>" gets
+# it at the end of its trailers. The commits are rewritten with their own
+# author, committer and dates (the tree, and so the patch-id, is the same).
+signoff_all() {
+	local sob="Signed-off-by: $SENDER" parent c new added=0
+	parent=$(cover_commit)
+	for c in $(git rev-list --reverse "$parent..HEAD"); do
+		if git log -1 --format=%B "$c" | grep -qxF "$sob" && [ "$(git rev-parse "$c^")" = "$parent" ]; then
+			parent=$c; continue
+		fi
+		new=$(git log -1 --format=%B "$c" | git interpret-trailers --if-exists addIfDifferent --trailer "$sob" |
+			GIT_AUTHOR_NAME=$(git log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$c") \
+			GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw "$c") \
+			GIT_COMMITTER_NAME=$(git log -1 --format=%cn "$c") GIT_COMMITTER_EMAIL=$(git log -1 --format=%ce "$c") \
+			GIT_COMMITTER_DATE=$(git log -1 --format=%cd --date=raw "$c") \
+			git commit-tree "$c^{tree}" -p "$parent") || die "could not add the sign-off to $(git log -1 --format='%h %s' "$c")"
+		git log -1 --format=%B "$c" | grep -qxF "$sob" || added=$((added + 1))
+		parent=$new
+	done
+	if [ "$parent" != "$(git rev-parse HEAD)" ]; then
+		git update-ref -m "series.sh: Signed-off-by: $SENDER" "refs/heads/$t" "$parent" "$(git rev-parse HEAD)" || die "could not update branch $t"
+		git reset -q --hard "$parent"
+	fi
+	say "series: $t: signed off by $SENDER ($added patches had no such sign-off)"
+}
+[ -n "${nosob:-}" ] || signoff_all
+
 # prefixes: [..] of line 1 win, else the tracking data, else "6.12"
 if [ "$(sed -n 1p "$cl" | cut -c1)" = "[" ]; then
 	prefixes=$($PY prefixes "$cl")
 else
 	prefixes=$($PY tracking "$cl" | $PY get prefixes)
 	[ -n "$($PY tracking "$cl")" ] || prefixes=6.12
+fi
+# an RFC topic (checks/send.conf) is RFC whatever the cover letter says
+if awk -v t="$t" '!/^#/ && $1 == t { for (i = 2; i <= NF; i++) if (tolower($i) == "rfc") f = 1 } END { exit !f }' "$REPO/checks/send.conf" 2>/dev/null &&
+	! grep -qw RFC <<<"$prefixes"; then
+	prefixes="RFC${prefixes:+ $prefixes}"
 fi
 if [ "$(tracking | $PY get prefixes)" != "$prefixes" ]; then
 	# shellcheck disable=SC2086
@@ -182,7 +258,7 @@ dest=$OUT/series/$t/v$rev
 new=$dest.new
 rm -rf "$new" "$dest.rejected"
 mkdir -p "$new"
-"${B4[@]}" send --no-sign -o "$new" >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send -o failed"; }
+"${B4[@]}" send --no-sign "${ccopts[@]+"${ccopts[@]}"}" -o "$new" >>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send -o failed"; }
 n=$(ls "$new"/*.eml 2>/dev/null | wc -l)
 [ "$n" -gt 0 ] || die "b4 send -o wrote nothing into $new"
 # from v2 on: the range-diff against the previous revision as sent
@@ -212,11 +288,22 @@ mv "$new" "$dest"
 # 4. tracking block back into the cover letter file (only that block)
 tracking | $PY set-block "$cl"
 
-if [ -n "$send" ]; then
+if [ "$send" = reflect ]; then
+	say "series: $t: sending v$rev to $SENDER_EMAIL only (b4 send --reflect) through $usmtp"
+	printf '\n' | b4run b4.sendemail-identity= -- send --no-sign --reflect "${ccopts[@]+"${ccopts[@]}"}" \
+		>>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send --reflect failed"; }
+	say "series: $t: v$rev reflected to $SENDER_EMAIL (no tag, revision unchanged)"
+elif [ -n "$send" ]; then
 	listdir=${MM_LIST_DIR:-}
 	if [ -z "$listdir" ] && [ -f "$CACHE/list/httpd.pid" ]; then listdir=$CACHE/list; fi
-	say "series: $t: sending v$rev through sendmail-local (sink $OUT/mail${listdir:+, list $listdir})"
-	printf '\n' | MM_MAIL_SINK=$OUT/mail MM_LIST_DIR=$listdir b4run -- send --no-sign \
+	if [ "$send" = smtp ]; then
+		say "series: $t: sending v$rev through your sendemail.smtpserver $usmtp"
+		kv=(b4.sendemail-identity=)
+	else
+		say "series: $t: sending v$rev through sendmail-local (sink $OUT/mail${listdir:+, list $listdir})"
+		kv=()
+	fi
+	printf '\n' | MM_MAIL_SINK=$OUT/mail MM_LIST_DIR=$listdir b4run "${kv[@]+"${kv[@]}"}" -- send --no-sign "${ccopts[@]+"${ccopts[@]}"}" \
 		>>"$CACHE/series-$t.log" 2>&1 || { tail -20 "$CACHE/series-$t.log" >&2; die "b4 send failed"; }
 	git rev-parse -q --verify "refs/tags/sent/$t-v$rev" >/dev/null || die "b4 send did not tag sent/$t-v$rev"
 	bash "$REPO/scripts/sent-tags.sh" save "$t"

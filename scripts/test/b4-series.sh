@@ -48,7 +48,7 @@ mail() {
 		echo "Explain the change in a few words for the test."
 		echo
 		[ -n "$tags" ] && printf '%s\n' "$tags"
-		echo "Signed-off-by: mm-medley developers <mm-medley@lists.example.org>"
+		echo "${SOB:-Signed-off-by: mm-medley developers <mm-medley@lists.example.org>}"
 		echo "---"
 		echo " mm/ksm.c | 1 +"
 		echo " 1 file changed, 1 insertion(+)"
@@ -79,6 +79,10 @@ cover() {
 		echo
 		echo "Cover text of the test series: it says what the two patches do, why,"
 		echo "how it was measured, and what changed against the upstream posting."
+		echo
+		echo "Base: Debian 12's linux-source-6.12 package, version $DEBV, unpacked"
+		echo "and committed as one commit. The base-commit below names that commit"
+		echo "of the fork's base tree, not a commit of linux.git."
 		echo "---"
 		echo "Changes in v2:"
 		echo "- the test changed nothing"
@@ -90,7 +94,10 @@ cover() {
 }
 TO="Andrew Morton <akpm@linux-foundation.org>"
 CC="linux-mm@kvack.org, linux-kernel@vger.kernel.org"
-LINK="Link: https://lore.kernel.org/r/20250101.1234-1-someone@example.org"
+LINK="Originally-by: Some One <someone@example.org>
+Link: https://lore.kernel.org/r/20250101.1234-1-someone@example.org"
+DEBV=6.12.118-1~deb12u1
+export MM_BASE_DEB_VERSION=$DEBV
 FIX='Fixes: 0123456789ab ("mm: an upstream commit")'
 good() {
 	rm -rf "$1"; mkdir -p "$1"
@@ -104,7 +111,7 @@ runc() { # runc CHECK DIR -> exit status of checks/series-CHECK on DIR
 }
 D=$T/series/v2
 good "$D"
-for c in cover prefixes recipients base tags checkpatch; do
+for c in cover prefixes recipients base tags checkpatch credit; do
 	if runc "$c" "$D"; then ok "series-$c passes a good series"; else notok "series-$c passes a good series"; sed 's/^/# /' "$T/o"; fi
 done
 [ -s "$MM_OUT/checks/t-test/series-tags.log" ] && ok "series checks write out/checks/<topic>/<name>.log" || notok "no log in out/checks/t-test/"
@@ -130,6 +137,90 @@ mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" 'link:https:/
 mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "" \
 	"static int a_rather_long_name_for_a_test_variable_that_goes_on_and_on_and_on = 1; /* well beyond the limit */"
 bad checkpatch "a line over the column limit"
+sed -i '/^Base: Debian/,/linux.git\.$/d' "$D/0000-c.eml"; bad base "a cover that does not state its base"
+sed -i 's/version 6.12.118-1~deb12u1/version 6.12.99/' "$D/0000-c.eml"; bad base "a cover with another Debian version"
+sed -i 's/, not a commit of linux.git//; s/of the fork.s base tree/of some tree/' "$D/0000-c.eml"; bad base "a cover that does not say what base-commit names"
+
+# --- credit (checks/series-credit on mails, checks/signoff's rules on patch files) ---
+ORIG_LINK="Originally-by: Jane Doe <jane@kernel-dev.net>
+Link: https://lore.kernel.org/r/20250313210647.1314586-2-jane@kernel-dev.net"
+FOLD_OK="Folds in 38448181459e (\"mm: vmscan: restore high-cpu watermark safety in
+kswapd\") by Jane Doe <jane@kernel-dev.net>.
+
+$ORIG_LINK"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "$FOLD_OK"
+runc credit "$D" && ok "series-credit passes Originally-by + Link and a folded fix named by hash and (\"subject\") over two lines" \
+	|| { notok "series-credit passes a credited patch"; sed 's/^/# /' "$T/o"; }
+good "$D"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "Link: https://lore.kernel.org/r/20250313210647.1314586-2-jane@kernel-dev.net"
+bad credit "a Link: to a lore posting without Originally-by"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "Link: https://lkml.kernel.org/r/20250313210647.1314586-2-jane@kernel-dev.net"
+bad credit "a Link: to an lkml posting without Originally-by"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "This folds in the upstream fix for the retry loop.
+
+$ORIG_LINK"
+bad credit "'folds in the upstream fix' without a hash"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "Includes the upstream fix \"mm: fix the retry loop\" by Jane Doe.
+
+$ORIG_LINK"
+bad credit "'includes the upstream fix' with a subject but no hash"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "Fixes folded in:
+- 38448181459e (\"mm: vmscan: restore high-cpu watermark safety in kswapd\")
+- the order-0 fallback of kswapd, a1f0220f3319
+
+$ORIG_LINK"
+bad credit "a list of folded fixes where one lacks (\"subject\")"
+mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "Not folded in: the later fix of the refcount, which needs 6.14.
+
+$ORIG_LINK"
+runc credit "$D" && ok "series-credit: 'Not folded in: ... fix' needs no hash" || { notok "series-credit on 'Not folded in'"; sed 's/^/# /' "$T/o"; }
+good "$D"
+runc credit "$D" && ok "series-credit: placeholder sign-offs pass when the series is not for a real send" || notok "series-credit without MM_SEND_MODE"
+for m in smtp reflect; do
+	if MM_SEND_MODE=$m runc credit "$D"; then notok "series-credit (MM_SEND_MODE=$m) fails a sign-off by mm-medley@lists.example.org"
+	else ok "series-credit (MM_SEND_MODE=$m) fails a sign-off by mm-medley@lists.example.org: $(cut -c1-90 "$T/o")"; fi
+done
+for a in "a@users.noreply.github.com" "x@host.invalid" "m@users.noreply.a-seed-1.example" "j@example.com"; do
+	SOB="Signed-off-by: A Person <$a>" mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "$ORIG_LINK"
+	SOB="Signed-off-by: A Person <$a>" mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" ""
+	if MM_SEND_MODE=smtp runc credit "$D"; then notok "series-credit (real send) fails the sign-off <$a>"; else ok "series-credit (real send) fails the sign-off <$a>"; fi
+done
+SOB="Signed-off-by: Jane Doe <jane@kernel-dev.net>" mail "$D/0001-a.eml" "[PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC" "$ORIG_LINK"
+SOB="Signed-off-by: Jane Doe <jane@kernel-dev.net>" mail "$D/0002-b.eml" "[PATCH 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC" ""
+MM_SEND_MODE=smtp runc credit "$D" && ok "series-credit (real send) passes a person's sign-off" || { notok "series-credit (real send) on a person's sign-off"; sed 's/^/# /' "$T/o"; }
+good "$D"
+# the same rules on patch files (checks/signoff): the fixtures in scripts/test/fixtures/credit/
+FX=$S/test/fixtures/credit
+for f in "$FX"/good-*.patch; do
+	r=$(/usr/bin/python3 "$S/series-checks.py" credit-files "$f" | cut -f2-)
+	[ "${r%%$'\t'*}" = ok ] && ok "signoff credit rules pass $(basename "$f")" || notok "signoff credit rules on $(basename "$f"): $r"
+done
+for f in "$FX"/bad-*.patch; do
+	r=$(/usr/bin/python3 "$S/series-checks.py" credit-files "$f" | cut -f2-)
+	why=${r#*$'\t'}
+	[ "${r%%$'\t'*}" = FAIL ] && ok "signoff credit rules fail $(basename "$f"): ${why:0:110}" || notok "signoff credit rules pass $(basename "$f")"
+done
+r=$(MM_SEND_MODE=smtp /usr/bin/python3 "$S/series-checks.py" credit-files "$FX/good-ported.patch" | cut -f2)
+[ "$r" = FAIL ] && ok "signoff credit rules fail good-ported.patch's placeholder sign-off for a real send" || notok "placeholder sign-off of good-ported.patch passes a real send"
+
+# --- RFC prefix and the Cc of checks/send.conf (sksm: rfc, cc=linux-api) ---
+rfc() {
+	rm -rf "$1"; mkdir -p "$1"
+	cover "$1/0000-c.eml" "[RFC PATCH 6.12 v2 0/2] mm: test series"
+	sed -i 's/^To: .*/&\nCc: linux-api@vger.kernel.org/' "$1/0000-c.eml"
+	mail "$1/0001-a.eml" "[RFC PATCH 6.12 v2 1/2] mm/ksm: one" "$TO" "$CC, linux-api@vger.kernel.org" "$LINK"
+	mail "$1/0002-b.eml" "[RFC PATCH 6.12 v2 2/2] mm/ksm: two" "$TO" "$CC, linux-api@vger.kernel.org" "$FIX"
+}
+runs() { MM_SERIES_DIR=$2 "$REPO/checks/series-$1" sksm >"$T/o" 2>&1; }
+rfc "$D"
+for c in prefixes recipients; do
+	runs "$c" "$D" && ok "series-$c passes sksm as [RFC PATCH 6.12 v2 n/2] with Cc linux-api" || { notok "series-$c on a good sksm series"; sed 's/^/# /' "$T/o"; }
+done
+badrfc() { if runs "$1" "$D"; then notok "series-$1 fails sksm with $2"; else ok "series-$1 fails sksm with $2: $(cut -c1-100 "$T/o")"; fi; rfc "$D"; }
+for f in "$D"/*.eml; do sed -i 's/^Subject: \[RFC PATCH /Subject: [PATCH /' "$f"; done; badrfc prefixes "no RFC"
+for f in "$D"/*.eml; do sed -i 's/^Subject: \[RFC PATCH /Subject: [PATCH RFC /' "$f"; done; badrfc prefixes "[PATCH RFC ...] (RFC not first)"
+for f in "$D"/*.eml; do sed -i 's/, linux-api@vger.kernel.org//; /^Cc: linux-api@vger.kernel.org$/d' "$f"; done; badrfc recipients "no Cc to linux-api"
+good "$D"
 
 # --- series.sh end to end on a sandbox demo topic ---
 (
@@ -168,9 +259,9 @@ bad checkpatch "a line over the column limit"
 	fi
 	cid=$(sed -n 's/.*"change-id": "\(.*\)".*/\1/p' "$R/cover-letters/demo")
 	wt=$MM_CACHE/work/demo
-	git -C "$wt" config sendemail.smtpserver | grep -q '/scripts/sendmail-local$' \
-		&& echo "ok - the imported branch sends through sendmail-local (sendemail.smtpserver)" \
-		|| echo "not ok - sendemail.smtpserver is '$(git -C "$wt" config sendemail.smtpserver)'"
+	[ "$(git -C "$wt" config b4.sendemail-identity)" = mm-sink ] && git -C "$wt" config sendemail.mm-sink.smtpserver | grep -q '/scripts/sendmail-local$' \
+		&& echo "ok - the imported branch sends through sendmail-local (b4.sendemail-identity mm-sink)" \
+		|| echo "not ok - b4.sendemail-identity is '$(git -C "$wt" config b4.sendemail-identity)'"
 	# unexported work in the worktree is never thrown away
 	echo "/* unexported */" >>"$wt/mm/ksm.c"
 	git -C "$wt" -c user.name=t -c user.email=t@example.org commit -q -a -m "mm: unexported"
@@ -211,7 +302,8 @@ bad checkpatch "a line over the column limit"
 	git -C "$wt" tag -d sent/demo-v1 >/dev/null
 	if bash "$R/scripts/series.sh" demo --skip-check-series >"$T/o" 2>&1 && grep -q '^Subject: \[PATCH 6.12 v2 0/2\]' "$R"/out/series/demo/v2/0000-*.eml &&
 		git -C "$wt" rev-parse -q --verify refs/tags/sent/demo-v1 >/dev/null &&
-		(cd "$wt" && b4 --offline-mode prep --compare-to v1 2>/dev/null | grep -q '1: .* = 1: '); then
+		# (v1 went out by hand from a plain import, v2 carries the sender's sign-off: "!" or "=")
+		(cd "$wt" && b4 --offline-mode prep --compare-to v1 2>/dev/null | grep -qE '1: .* [=!] 1: '); then
 		echo "ok - v2 written; sent/demo-v1 restored from cover-letters/demo.sent/; compare-to v1 works"
 	else
 		echo "not ok - v2 after the send by hand"; sed 's/^/# /' "$T/o" | tail -5
