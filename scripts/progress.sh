@@ -95,9 +95,11 @@ progress_watch() {
 		now=$(date +%s)
 		if [ -n "$tty" ] || [ $((now - last)) -ge "${PROGRESS_EVERY:-60}" ]; then
 			d=
-			[ -n "$count" ] && d=$($count 2>/dev/null || echo 0)
+			[ -z "$count" ] || d=$($count 2>/dev/null || true)
+			[ -z "$count" ] || [ -n "$d" ] || d=0
 			line="$label$(progress_line $((now - start)) "$est" "$d" "${count:+$total}" "$unit")"
-			[ -n "$detail" ] && line="$line  $($detail 2>/dev/null | cut -c1-50)"
+			# (a COUNT_FN or DETAIL_FN that fails must not end a set -e caller)
+			[ -z "$detail" ] || line="$line  $( { $detail 2>/dev/null || true; } | cut -c1-50)"
 			if [ -n "$tty" ]; then printf '\r%s\033[K' "$line" >&2
 			elif [ $((now - start)) -gt 0 ]; then printf '%s\n' "$line" >&2; fi
 			last=$now

@@ -56,5 +56,11 @@ PROGRESS_EVERY=2 PROGRESS_TICK=0.5 progress_watch $p "demo" 100 2>"$T/w" </dev/n
 l=$(wc -l < "$T/w")
 [ "$l" -ge 1 ] && [ "$l" -le 3 ] && ok "off a terminal, a 5 s step prints 1-3 lines at PROGRESS_EVERY=2 ($l)" || notok "watch printed $l lines: $(cat "$T/w")"
 grep -q '^demo.*left' "$T/w" && ! grep -q $'\r' "$T/w" && ok "those lines have the time left and no carriage return" || notok "watch lines: $(cat -A "$T/w")"
+# callers run under set -euo pipefail: a detail or count function that
+# fails (grep finding nothing yet) must not end them
+failing() { grep -q nothing /dev/null; }
+( set -euo pipefail; sleep 3 & p=$!
+  PROGRESS_EVERY=1 PROGRESS_TICK=0.5 progress_watch $p "strict" "" failing 10 objects failing 2>/dev/null; echo survived ) > "$T/strict"
+grep -q survived "$T/strict" && ok "failing count and detail functions do not end a set -e caller" || notok "progress_watch ended a set -e caller"
 echo "1..$n"
 [ $fails = 0 ]
