@@ -2,15 +2,16 @@
 # make shell HOST=1 (TAP): base's host variant boots with the host's root
 # file system read-only over 9p, and the shell it gives runs a host binary
 # (perl, which the guest's initramfs does not have) and cannot write it.
-# Needs the variant kernel (MM_VARIANT=host, guest/host.config): built by
-# MM_HOST_BUILD=1, otherwise the test is skipped when it is not there.
+# Runs with MM_HOST_TEST=1 only (skipped otherwise): it needs base's host
+# variant (MM_VARIANT=host, guest/host.config), whose first build is a cold
+# kernel build that make check's test-scripts step must not start.
 set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 . "$S/lib.sh"
 set +e
 echo "TAP version 13"
-if [ ! -f "$OBJ/base+host/arch/x86/boot/bzImage" ] && [ -z "${MM_HOST_BUILD:-}" ]; then
-	echo "ok 1 - host shell # SKIP base+host not built (MM_HOST_BUILD=1 builds it, one cold kernel build)"
+if [ -z "${MM_HOST_TEST:-}" ]; then
+	echo "ok 1 - host shell # SKIP MM_HOST_TEST=1 runs it (builds base+host the first time)"
 	echo "1..1"; exit 0
 fi
 T=$(mktemp -d)
