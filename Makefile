@@ -4,7 +4,7 @@
 #   make boot              build + boot all topics together (the medley), run every test
 #   make check             the whole test suite (what .ci/run runs)
 #   make boot TOPIC=sksm   one topic;  TOPIC=base: the unpatched tree
-#   make shell TOPIC=t     interactive guest shell
+#   make shell TOPIC=t     interactive guest shell (HOST=1: in the host's root, read-only)
 #   make check-series TOPIC=t, make bench [TOPIC=t], make series TOPIC=t [SEND=1|smtp|reflect]
 #   make import|export|build TOPIC=t, make base, make deps
 
@@ -38,7 +38,7 @@ boot: base
 	@bash $(S)/boot.sh $(or $(TOPIC),medley) test
 
 shell: base
-	@bash $(S)/boot.sh $(or $(TOPIC),medley) shell
+	@MM_HOST=$(HOST) bash $(S)/boot.sh $(or $(TOPIC),medley) shell
 
 check-series: base
 	@bash $(S)/check-series.sh $(TOPIC)

@@ -25,6 +25,10 @@ if [ "$mode" = bench ]; then payload=${BENCH_TOPIC:?bench mode needs BENCH_TOPIC
 # no lockdep, DEBUG_VM or debug objects). Not the default yet: every figure
 # in the README comes from the debugging kernels, which make bench uses.
 export MM_VARIANT=${MM_VARIANT:-}
+# MM_HOST=1 (make shell HOST=1): the host's root file system read-only over
+# 9p in the guest, at /host (the shell runs in it); a kernel variant with
+# 9p (guest/host.config).
+[ -n "${MM_HOST:-}" ] && MM_VARIANT=host
 src=$WORK/$t obj=$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}
 [ "$t" = base ] && src=$BASE
 if [ -n "$n" ]; then
@@ -54,11 +58,27 @@ cfile=$REPO/guest/${BENCH_TOPIC:-$t}/cmdline
 topics_arg=$(echo $payload | tr ' ' ,)
 cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 medley.mode=$mode medley.topics=$topics_arg medley.label=$label $extra"
 timeout=${BOOT_TIMEOUT:-1800}
+# KVM when the host has a usable one, else TCG (scripts/accel.sh; MM_ACCEL).
+accel=$(bash "$REPO/scripts/accel.sh")
+# A benchmark's clock: under TCG a kernel without ACPI has no HPET or PM
+# timer to calibrate its TSC against ("could not calculate TSC khz"), one
+# with ACPI finds the TSCs unsynchronized: both mark the TSC unstable and
+# time on refined-jiffies (1 ms steps) or hpet. The guest's TSC is the
+# host's: tsc_early_khz= gives its frequency, tsc=reliable skips the sync
+# check and the watchdog. The clocksource used is recorded (boot.meta).
+if [ "$mode" = bench ]; then
+	cmdline="$cmdline tsc=reliable"
+	[ "$accel" = tcg ] && cmdline="$cmdline tsc_early_khz=$(bash "$REPO/scripts/accel.sh" --tsc-khz)"
+fi
+if [ -n "${MM_HOST:-}" ]; then
+	qargs="$qargs -fsdev local,id=hostroot,path=/,security_model=none,readonly=on -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
+	cmdline="$cmdline medley.host=1"
+fi
 
 if [ "$mode" = shell ]; then
 	say "boot: $kernel interactive: the guest shell is on this terminal; 'exit' leaves (Ctrl-A X kills QEMU)"
 	# shellcheck disable=SC2086
-	exec qemu-system-x86_64 -accel tcg -nographic -no-reboot $qargs \
+	exec qemu-system-x86_64 -accel "$accel" -nographic -no-reboot $qargs \
 		-kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" -append "$cmdline"
 fi
 
@@ -68,22 +88,23 @@ say "boot: $kernel ($mode) - console: $console (timeout ${timeout}s)"
 start=$(date +%s)
 rc=0
 # shellcheck disable=SC2086
-timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel tcg -display none -no-reboot \
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -display none -no-reboot \
 	-monitor none $qargs -kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" \
 	-append "$cmdline" -serial "file:$console" -serial "file:$results" </dev/null &
 qpid=$!
-if [ -t 2 ] && [ -z "${CI:-}" ]; then
-	while kill -0 $qpid 2>/dev/null; do
-		printf '\r  %4ds  %s' $(( $(date +%s) - start )) "$(tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1 | cut -c1-60)" >&2
-		printf '\033[K' >&2
-		sleep 2
-	done
-	printf '\n' >&2
-fi
+# Progress: the guest's last result line, the time left from earlier runs
+# (make check's record of "boot <kernel>", or bench.sh's PROGRESS_EST).
+. "$REPO/scripts/progress.sh"
+lastline() { tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1; }
+progress_watch $qpid "  boot $kernel" "${PROGRESS_EST:-$(eta_estimate "boot $kernel")}" "" "" "" lastline
 wait $qpid || rc=$?
 secs=$(( $(date +%s) - start ))
 [ $rc = 124 ] && say "boot: $kernel: TIMEOUT after ${timeout}s (hang)"
 say "boot: $kernel finished in ${secs}s"
+# What the results were measured on, for bench.sh and the reports.
+{ echo "accel: $accel"
+  echo "clocksource: $(console_clocksource "$console")"
+} > "$outdir/boot.meta"
 if [ "$mode" = bench ]; then
 	grep -aq MEDLEY-DONE "$results" || { tail -30 "$console" >&2; die "bench boot $kernel did not complete (console: $console)"; }
 	/usr/bin/python3 "$REPO/scripts/results.py" --splat-only "$console" || die "splat during bench boot $kernel (console: $console)"

@@ -7,12 +7,13 @@
 # Usage: build.sh TOPIC [SRC-TREE [OBJDIR]]   (the last two for per-patch builds)
 # MM_VARIANT=bench: the benchmark kernel, guest/bench.config applied last
 # (debugging off), objects in <tree>/.obj-bench, $OBJ/<name>+bench.
+# MM_VARIANT=host: guest/host.config (9p, for make shell HOST=1).
 . "$(dirname "$0")/lib.sh"
 t=${1:?usage: build.sh TOPIC}
 check_topic "$t"
 src=${2:-}
 variant=${MM_VARIANT:-}
-case $variant in ''|bench) ;; *) die "unknown MM_VARIANT '$variant' (known: bench)" ;; esac
+case $variant in ''|bench|host) ;; *) die "unknown MM_VARIANT '$variant' (known: bench, host)" ;; esac
 obj=${3:-$OBJ/$t${variant:++$variant}}
 if [ -z "$src" ]; then
 	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
@@ -70,6 +71,11 @@ fi
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}
+# DISTCC_HOSTS: compiles that ccache misses go to the hosts that answer,
+# with -j their slots (JOBS still wins); local when none answers.
+. "$REPO/scripts/distcc.sh"
+distcc_setup
+[ -n "${DISTCC_JOBS:-}" ] && [ -z "${JOBS:-}" ] && jobs=$DISTCC_JOBS
 mk() { make -s -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" "$@"; }
 # The configuration is made from tinyconfig and the fragments, and .config
 # is replaced only when the result differs, so nothing rebuilds for
@@ -115,23 +121,24 @@ done < <(cat "${frags[@]}" | awk '
 start=$(date +%s)
 log=$obj/build.log
 say "build: $t${variant:+ ($variant)} in $obj (log: $log)"
-if [ -t 2 ] && [ -z "${CI:-}" ]; then
-	# A progress line on a terminal: objects done so far.
-	( make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1; echo $? > "$obj/.rc" ) &
-	pid=$!
-	while kill -0 $pid 2>/dev/null; do
-		printf '\r  %4ds  %5d objects compiled' $(( $(date +%s) - start )) "$(grep -c '^  CC ' "$log" 2>/dev/null || echo 0)" >&2
-		sleep 2
-	done
-	printf '\n' >&2
-	rc=$(cat "$obj/.rc")
-else
-	rc=0
-	make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1 || rc=$?
-fi
+# Progress: objects compiled so far, against the count of this kernel's
+# last full build (one from an empty object folder) when this one is full
+# too; a line rewritten on a terminal, one a minute otherwise.
+. "$REPO/scripts/progress.sh"
+key=$t${variant:++$variant} total='' full=''
+[ -f "$obj/vmlinux" ] || { full=1; total=$(cat "$CACHE/build-objs/$key" 2>/dev/null || true); }
+rm -f "$obj/.rc"
+# (not "make; echo $?": under set -e a failed make would end the subshell first)
+( r=0; make -C "$src" O="$obj" CC="ccache gcc" HOSTCC="ccache gcc" -j"$jobs" $targets >"$log" 2>&1 || r=$?; echo $r > "$obj/.rc" ) &
+pid=$!
+compiled() { grep -c '^  CC ' "$log" || true; }
+progress_watch $pid "  build $t" "" compiled "$total" objects
+wait $pid || true
+rc=$(cat "$obj/.rc" 2>/dev/null || echo 1)
 if [ "$rc" != 0 ]; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "build of $t failed (log: $log)"
 fi
 [ "$targets" = bzImage ] && echo "$state" > "$obj/.built"
+if [ "$targets" = bzImage ] && [ -n "$full" ]; then mkdir -p "$CACHE/build-objs"; compiled > "$CACHE/build-objs/$key"; fi
 say "build: $t done in $(( $(date +%s) - start ))s: $obj/arch/x86/boot/bzImage"

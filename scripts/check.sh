@@ -22,6 +22,7 @@ cache_state=$([ -n "$(find "$CCACHE_DIR" -name '*R' -print -quit 2>/dev/null)" ]
 # step is also appended to a file of this run in the cache, so anyone can
 # read afterwards how long CI's run took and where.
 mkdir -p "$CACHE/check-runs"
+. "$REPO/scripts/progress.sh"
 runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 { echo "# make check $(date -u '+%Y-%m-%d %H:%M UTC') commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null), $cache_state start"
   echo "# step	passed	failed	seconds	cpu	log"; } > "$runfile"
@@ -118,7 +119,8 @@ step() { # one step of a lane
 		record "$s" 0 1 "not run: time budget of ${budget}s spent" 0
 		return
 	fi
-	say "       start $s ($(( $(date +%s) - t0 ))s)"
+	# (the time left: from earlier runs' records of this step, progress.sh)
+	say "       start $s ($(( $(date +%s) - t0 ))s)$(e=$(eta_estimate "$s" "" "$cache_state"); [ -z "$e" ] || echo ", last runs ~$(eta_fmt "$e")")$(e=$(eta_total "" "$cache_state"); [ -z "$e" ] || echo ", run ~$(eta_fmt $(( e > $(date +%s) - t0 ? e - $(date +%s) + t0 : 0 ))) left")"
 	start=$(date +%s)
 	# No step may outlive the budget: it is stopped at the end of it.
 	left=$(( budget - (start - t0) ))

@@ -3,7 +3,7 @@
 # only missing packages are installed, and nothing when all are present.
 . "$(dirname "$0")/lib.sh"
 pkgs=(linux-source-6.12 git b4 sparse coccinelle qemu-system-x86 gcc make flex bison bc
-	libelf-dev libssl-dev cpio busybox-static ccache perl codespell public-inbox
+	libelf-dev libssl-dev cpio busybox-static ccache distcc perl codespell public-inbox
 	python3 python3-matplotlib python3-markdown python3-ply python3-git xz-utils file rsync chromium)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -60,3 +60,11 @@ drop_stale_lock() {
 
 base_version() { cat "$CACHE/base-version" 2>/dev/null || die "no base yet: run 'make base'"; }
 base_tag() { echo "v$(base_version)"; }
+
+# console_clocksource LOG: the clocksource a guest ended up timing with, from
+# its console (the kernel's last "Switched to clocksource" line), or unknown.
+console_clocksource() {
+	local cs
+	cs=$(sed -n 's/.*clocksource: Switched to clocksource \([^ ]*\).*/\1/p' "$1" 2>/dev/null | tr -d '\r' | tail -1)
+	echo "${cs:-unknown}"
+}

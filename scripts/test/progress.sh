@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Progress and time left (TAP): the estimator on fixture records of earlier
+# make check runs (check-runs/*.tsv), the line it prints, and the watcher's
+# output off a terminal (one line per PROGRESS_EVERY, not one per tick).
+set -u
+S=$(cd "$(dirname "$0")/.." && pwd)
+. "$S/lib.sh"
+. "$S/progress.sh"
+set +e
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 fails=0
+ok()    { n=$((n + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+is() { if [ "$1" = "$2" ]; then ok "$3"; else notok "$3: wanted '$2', got '$1'"; fi; }
+echo "TAP version 13"
+R=$T/runs; mkdir -p "$R"
+run() { # FILE STATE then "step passed failed seconds" lines
+	local f=$R/$1 st=$2; shift 2
+	{ printf '# make check 2026-12-0%s commit abc, %s start\n' "${f: -5:1}" "$st"
+	  printf '# step\tpassed\tfailed\tseconds\tcpu\tlog\n'
+	  for l in "$@"; do printf '%s\t1\t\n' "$l" | tr ' ' '\t' | sed 's/\t$//'; done; } > "$f"
+}
+# columns: step name (one word here), passed, failed, seconds
+run 20261201T100000.tsv cold "boot-sksm 5 0 300" "build-medley 1 0 900"
+run 20261202T100000.tsv warm "boot-sksm 5 0 100" "build-medley 1 0 60"
+run 20261203T100000.tsv warm "boot-sksm 5 0 120" "build-medley 1 0 70"
+run 20261204T100000.tsv warm "boot-sksm 4 1 999" "build-medley 1 0 80"
+run 20261205T100000.tsv warm "boot-sksm 5 0 110"
+is "$(eta_estimate boot-sksm "$R")" 115 "median of the passing records (300 100 120 110), a failed run left out"
+is "$(eta_estimate boot-sksm "$R" warm)" 110 "warm runs only when the cache is warm (100 120 110)"
+is "$(eta_estimate build-medley "$R" cold)" 900 "cold runs only when the cache is cold"
+is "$(eta_estimate build-medley "$R" none)" 75 "a state no run had: every run (median of 900 60 70 80)"
+for i in 6 7 8 9; do run 2026121${i}T100000.tsv warm "boot-sksm 5 0 $((i * 1000))"; done
+is "$(eta_estimate boot-sksm "$R")" 7000 "only the last five records count (110 6000 7000 8000 9000)"
+is "$(eta_estimate no-such-step "$R")" "" "a step never recorded: no estimate"
+is "$(eta_estimate boot-sksm "$T/empty")" "" "no records at all: no estimate"
+# make check's real names have a space: "boot sksm"
+printf '# make check x, warm start\nboot sksm\t5\t0\t42\t30\tlog\n' > "$T/real.tsv"; mkdir "$T/real"; mv "$T/real.tsv" "$T/real/"
+is "$(eta_estimate "boot sksm" "$T/real")" 42 "step names with a space, as make check writes them"
+echo "# total 600s: 400 passed, 0 failed, 0 known failures" >> "$R/20261202T100000.tsv"
+echo "# total 700s: 400 passed, 0 failed, 0 known failures" >> "$R/20261203T100000.tsv"
+echo "# total 100s: 3 passed, 9 failed, 0 known failures" >> "$R/20261204T100000.tsv"
+is "$(eta_total "$R")" 650 "a whole run: the median of the passing runs' totals"
+is "$(eta_fmt 45)" 45s "45 s"
+is "$(eta_fmt 185)" 3m05s "3 min 5 s"
+is "$(eta_fmt 3720)" 1h02m "1 h 2 min"
+is "$(progress_line 30 100)" "    30s  ~1m10s left" "time left from the estimate"
+is "$(progress_line 130 100)" "  2m10s  30s over the estimate (1m40s)" "past the estimate it says so"
+is "$(progress_line 60 900 300 1200 objects)" "  1m00s  300/1200 objects  ~3m00s left" "time left from the counts when there are"
+is "$(progress_line 60 "" 12 "" objects)" "  1m00s  12 objects" "a count without a total: no guess"
+is "$(progress_line 5 "")" "     5s" "nothing known: elapsed time only"
+# off a terminal: one line per PROGRESS_EVERY seconds, not per tick
+sleep 5 & p=$!
+PROGRESS_EVERY=2 PROGRESS_TICK=0.5 progress_watch $p "demo" 100 2>"$T/w" </dev/null
+l=$(wc -l < "$T/w")
+[ "$l" -ge 1 ] && [ "$l" -le 3 ] && ok "off a terminal, a 5 s step prints 1-3 lines at PROGRESS_EVERY=2 ($l)" || notok "watch printed $l lines: $(cat "$T/w")"
+grep -q '^demo.*left' "$T/w" && ! grep -q $'\r' "$T/w" && ok "those lines have the time left and no carriage return" || notok "watch lines: $(cat -A "$T/w")"
+# on a terminal (script(1) gives one): the line is rewritten in place
+if command -v script >/dev/null; then
+	script -qfc "bash -c '. \"$S/lib.sh\"; . \"$S/progress.sh\"; sleep 3 & PROGRESS_TICK=0.5 progress_watch \$! tty 100'" /dev/null > "$T/tty" 2>&1
+	# (each tick: carriage return, the line, erase to its end)
+	grep -q $'\rtty .*left\033\[K' "$T/tty" && ok "on a terminal the line is rewritten in place (\\r ... ESC[K)" || notok "terminal output: $(cat -A "$T/tty" | head -3)"
+fi
+# callers run under set -euo pipefail: a detail or count function that
+# fails (grep finding nothing yet) must not end them
+failing() { grep -q nothing /dev/null; }
+( set -euo pipefail; sleep 3 & p=$!
+  PROGRESS_EVERY=1 PROGRESS_TICK=0.5 progress_watch $p "strict" "" failing 10 objects failing 2>/dev/null; echo survived ) > "$T/strict"
+grep -q survived "$T/strict" && ok "failing count and detail functions do not end a set -e caller" || notok "progress_watch ended a set -e caller"
+echo "1..$n"
+[ $fails = 0 ]
