@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench [TOPIC=t]: run a topic's benchmark (default: every topic's),
 # one boot per line of guest/<t>/bench.plan ("<label> <kernel> [cmdline]"),
-# side by side in one session; then the topic's report script turns the
+# side by side in one run; then the topic's report script turns the
 # raw results into out/report/<t>.md and plots, and report.sh into
 # out/report/index.html.
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@ for t in $topics; do check_topic "$t"; done
 bash "$REPO/scripts/base.sh" >/dev/null
 fail=0
 # Each boot's time is kept (the format of make check's check-runs), so the
-# next session can say how long is left.
+# next run can say how long is left.
 . "$REPO/scripts/progress.sh"
 mkdir -p "$CACHE/bench-runs"
 runs=$CACHE/bench-runs/$(date -u +%Y%m%dT%H%M%S).tsv

@@ -92,7 +92,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 -accel "$accel" -displa
 	-monitor none $qargs -kernel "$obj/arch/x86/boot/bzImage" -initrd "$img" \
 	-append "$cmdline" -serial "file:$console" -serial "file:$results" </dev/null &
 qpid=$!
-# Progress: the guest's last result line, the time left from earlier runs
+# Progress: the guest's last result line, the time left from previous runs
 # (make check's record of "boot <kernel>", or bench.sh's PROGRESS_EST).
 . "$REPO/scripts/progress.sh"
 lastline() { tail -c 300 "$results" 2>/dev/null | tr -d '\r' | grep -a . | tail -1; }

@@ -119,7 +119,7 @@ step() { # one step of a lane
 		record "$s" 0 1 "not run: time budget of ${budget}s spent" 0
 		return
 	fi
-	# (the time left: from earlier runs' records of this step, progress.sh)
+	# (the time left: from previous runs' records of this step, progress.sh)
 	say "       start $s ($(( $(date +%s) - t0 ))s)$(e=$(eta_estimate "$s" "" "$cache_state"); [ -z "$e" ] || echo ", last runs ~$(eta_fmt "$e")")$(e=$(eta_total "" "$cache_state"); [ -z "$e" ] || echo ", run ~$(eta_fmt $(( e > $(date +%s) - t0 ? e - $(date +%s) + t0 : 0 ))) left")"
 	start=$(date +%s)
 	# No step may outlive the budget: it is stopped at the end of it.

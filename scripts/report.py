@@ -35,7 +35,7 @@ def clock_refusal(meta_text):
 
 
 # report.py --clocks META: exit 1 (and say why) when the boots of a
-# benchmark session ran on different or coarse clocksources.
+# benchmark run ran on different or coarse clocksources.
 if len(sys.argv) == 3 and sys.argv[1] == "--clocks":
     why = clock_refusal(open(sys.argv[2]).read())
     if why:
