@@ -15,6 +15,9 @@
  *   result hot=<n> cold=<n> hot0=<n> cold0=<n> t90=<s|-1> runtime=<s> acc=<n>
  * where hot0/cold0 count pages on node 0 (move_pages(2) with nodes=NULL).
  *
+ * With KPHOT_BIND=1 in the environment, the hot set is then bound to its
+ * node with mbind(MPOL_BIND) (a VMA policy): kpromoted must leave it there.
+ *
  * Other modes:
  *   kphot fill <node> <MiB>  allocate and touch MiB on node (THP if
  *                         enabled), then sleep
@@ -267,6 +270,15 @@ int main(int argc, char **argv)
 	ptrs = malloc(sizeof(void *) * (hot > cold ? hot : cold));
 	status = malloc(sizeof(int) * (hot > cold ? hot : cold));
 	h = place(hot, 1, 0);
+	if (getenv("KPHOT_BIND")) {
+		unsigned long mask = 1UL << 1;
+
+		if (syscall(SYS_mbind, h, hot * PAGE, MPOL_BIND, &mask, 64, 0)) {
+			perror("mbind(MPOL_BIND)");
+			return 1;
+		}
+		printf("bound hot set to node 1\n");
+	}
 	c = cold ? place(cold, 1, 0) : NULL;
 	printf("placed hot1=%lu cold1=%lu\n", count_on(h, hot, 1, NULL),
 	       cold ? count_on(c, cold, 1, NULL) : 0);
