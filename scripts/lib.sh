@@ -10,10 +10,6 @@ WORK=$CACHE/work            # one git worktree per topic
 OBJ=$CACHE/obj              # one object folder per topic (O=)
 OUT=${MM_OUT:-$REPO/out}    # every result a person or a machine reads
 TARBALL=${MM_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-# The paths above, worked out here only: the Python tools a script runs
-# read them (scripts/series-checks.py), named MM_LIB_* so that they never
-# act as the MM_CACHE/MM_OUT overrides of another copy of the repository.
-export MM_LIB_REPO=$REPO MM_LIB_CACHE=$CACHE MM_LIB_BASE=$BASE MM_LIB_WORK=$WORK MM_LIB_OUT=$OUT
 # The topics, in merge order: branches/medley/order is their one list.
 topics_from_order() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$REPO/branches/medley/order" 2>/dev/null | tr -s ' \n' ' ' | sed 's/ $//'; }
 TOPICS=${MM_TOPICS:-$(topics_from_order)}

@@ -34,12 +34,9 @@ LIB_PATHS = ('REPO', 'CACHE', 'BASE', 'WORK', 'OUT')
 
 def lib_paths():
     """The repository, cache, base, work and out folders as scripts/lib.sh
-    works them out: from the MM_LIB_* environment of a caller that sourced
-    it (for this copy of the repository), else from lib.sh itself."""
+    works them out (its MM_CACHE/MM_OUT overrides included): lib.sh is the
+    one place that derives them, so this asks it."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = [os.environ.get('MM_LIB_' + k) for k in LIB_PATHS]
-    if env[0] == here and all(env):
-        return env
     script = '. "$1"; printf "%s\\n" ' + ' '.join('"$%s"' % k for k in LIB_PATHS)
     out = subprocess.run(['bash', '-c', script, 'lib.sh',
                           os.path.join(here, 'scripts', 'lib.sh')],
