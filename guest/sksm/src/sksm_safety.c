@@ -764,7 +764,13 @@ static void *racer_fork(void *arg)
 	int st, r;
 
 	while (!rstop && !rfail) {
+		/* fork with no mutation under way, so the copy is consistent */
+		for (r = 0; r < RREG; r++)
+			pthread_rwlock_rdlock(&rlock[r]);
 		pid = fork();
+		if (pid)
+			for (r = 0; r < RREG; r++)
+				pthread_rwlock_unlock(&rlock[r]);
 		if (!pid) {
 			/* the child merges its copy, writes it and exits */
 			int bad = 0;
