@@ -675,7 +675,12 @@ static void fill_region(int r)
 {
 	char *p = rbase + r * HPAGE;
 
+	/*
+	 * Uniform flags, so that MADV_MERGE of a part does not split the VMA
+	 * (mremap moves one VMA only)
+	 */
 	madvise(p, HPAGE, MADV_HUGEPAGE);
+	madvise(p, HPAGE, MADV_MERGEABLE);
 	fill_range(p, HPAGE / ps, 20 + r);
 }
 
