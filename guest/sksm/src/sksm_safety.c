@@ -951,7 +951,8 @@ static const struct tcase cases[] = {
 int main(int argc, char **argv)
 {
 	unsigned int i;
-	int kfd, splat, st, ret;
+	int kfd, splat, st, ret, k;
+	long zero0, zero = 0;
 	pid_t pid;
 
 	long run0 = rd_long(KSM "run"), scan0 = rd_long(KSM "pages_to_scan");
@@ -972,6 +973,7 @@ int main(int argc, char **argv)
 		if (argc > 1 && !strstr(cases[i].name, argv[1]))
 			continue;
 		kfd = kmsg_open();
+		zero0 = rd_long(KSM "ksm_zero_pages");
 		fflush(stdout);
 		pid = fork();
 		if (!pid)
@@ -980,6 +982,21 @@ int main(int argc, char **argv)
 		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 		if (!WIFEXITED(st))
 			printf("# case killed by signal %d\n", WTERMSIG(st));
+		/*
+		 * The case's processes are gone: the KSM zero pages they
+		 * mapped are unmapped, and the count is back where it was
+		 */
+		for (k = 0; k < 300; k++) {
+			zero = rd_long(KSM "ksm_zero_pages");
+			if (zero == zero0)
+				break;
+			usleep(100000);
+		}
+		if (zero != zero0) {
+			printf("# ksm_zero_pages %ld before the case, %ld after its exit\n",
+			       zero0, zero);
+			ret = ret == SKIP ? 1 : ret ? ret : 1;
+		}
 		usleep(200000);
 		splat = kmsg_splats(kfd);
 		close(kfd);
