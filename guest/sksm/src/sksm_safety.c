@@ -317,13 +317,17 @@ static int mthp_case(long kb)
 	snprintf(path, sizeof(path), THP "hugepages-%ldkB/enabled", kb);
 	snprintf(stat, sizeof(stat), THP "hugepages-%ldkB/stats/anon_fault_alloc", kb);
 	before = rd_long(stat);
+	if (before < 0) {
+		printf("# %ld kB: no anon_fault_alloc, not a size for anonymous memory\n", kb);
+		return SKIP;
+	}
 	p = map_aligned(len, sz > HPAGE ? sz : HPAGE);
 	if (!p)
 		return SKIP;
 	madvise(p, len, MADV_HUGEPAGE);
 	fill_range(p, n, 3);
 	after = rd_long(stat);
-	if (before >= 0 && after <= before) {
+	if (after <= before) {
 		printf("# %ld kB: no mTHP faulted (anon_fault_alloc %ld -> %ld)\n", kb, before, after);
 		return SKIP;
 	}
