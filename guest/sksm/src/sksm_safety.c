@@ -1,0 +1,1029 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sksm_safety: MADV_MERGE on the memory a user can hand it, checked for
+ * kernel splats and for the contents of every page.
+ *
+ * Each case runs in a child process (its exit is part of the case); the
+ * kernel log is read from /dev/kmsg before and after, and a new line with
+ * "BUG:", "Bad page", "WARNING", "rss-counter", "Oops" or "KASAN" fails the
+ * case. Contents are checked after the merge and again after a write to
+ * every page. Output: TAP lines, one per case.
+ *
+ * Usage: sksm_safety [case-name-substring]
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef MADV_MERGE
+#define MADV_MERGE 26
+#endif
+#ifndef MAP_HUGETLB
+#define MAP_HUGETLB 0x40000
+#endif
+#define KSM "/sys/kernel/mm/ksm/"
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+#define PM_PRESENT	0x8000000000000000ULL
+#define PM_PFN_MASK	0x007fffffffffffffULL
+#define HPAGE (2UL << 20)
+
+#define SKIP 77
+
+static size_t ps;
+static int ntests, nfailed;
+
+#define FAIL(...) do { printf("# FAIL %s:%d: ", __func__, __LINE__); \
+	printf(__VA_ARGS__); printf("\n"); fflush(stdout); return 1; } while (0)
+
+/* ---- helpers ---- */
+
+static long rd_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY);
+	long v;
+
+	if (fd < 0)
+		return -1;
+	if (read(fd, buf, sizeof(buf) - 1) <= 0)
+		buf[0] = 0;
+	close(fd);
+	if (sscanf(buf, "%ld", &v) != 1)
+		return -1;
+	return v;
+}
+
+static int wr_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+static uint64_t pfn_of(void *addr)
+{
+	uint64_t ent;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &ent, sizeof(ent), (uintptr_t)addr / ps * 8) != 8)
+		ent = 0;
+	close(fd);
+	return ent & PM_PRESENT ? ent & PM_PFN_MASK : 0;
+}
+
+/* Page contents: seed 0 is zeros, others a pattern that names the seed */
+static void fill(char *p, unsigned int seed)
+{
+	size_t i;
+
+	if (!seed) {
+		memset(p, 0, ps);
+		return;
+	}
+	for (i = 0; i < ps; i += 8)
+		*(uint64_t *)(p + i) = ((uint64_t)seed << 32) | (i * 2654435761u);
+}
+
+static int check(const char *p, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < ps; i += 8) {
+		uint64_t want = seed ? ((uint64_t)seed << 32) | (i * 2654435761u) : 0;
+
+		if (*(const uint64_t *)(p + i) != want)
+			return -1;
+	}
+	return 0;
+}
+
+/* seed of page i of a test range: zeros, four duplicated patterns, uniques */
+static unsigned int seed_of(unsigned long i, unsigned int salt)
+{
+	if (i % 8 == 0)
+		return 0;
+	if (i % 8 < 5)
+		return 1 + i % 8 + salt;
+	return 1000 + i + salt;
+}
+
+static void fill_range(char *p, unsigned long n, unsigned int salt)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, seed_of(i, salt));
+}
+
+/* Check every page, then write every page and check again */
+static int verify_range(char *p, unsigned long n, unsigned int salt, const char *what)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, seed_of(i, salt))) {
+			printf("# %s: page %lu of %lu has wrong contents after merge\n", what, i, n);
+			return -1;
+		}
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, seed_of(i, salt) + 50000);
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, seed_of(i, salt) + 50000)) {
+			printf("# %s: page %lu of %lu has wrong contents after write\n", what, i, n);
+			return -1;
+		}
+	return 0;
+}
+
+static void *map_aligned(size_t len, size_t align)
+{
+	char *p = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + len, p + align - a);
+	return a;
+}
+
+static long smaps_rollup(const char *key)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key)))
+			sscanf(line + strlen(key), "%ld", &v);
+	fclose(f);
+	return v;
+}
+
+static int madv_merge(void *p, size_t len)
+{
+	return madvise(p, len, MADV_MERGE) ? errno : 0;
+}
+
+/* ---- the kernel log ---- */
+
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static int kmsg_splats(int fd)
+{
+	static const char *const bad[] = { "BUG:", "Bad page", "WARNING",
+		"rss-counter", "Oops", "KASAN", "kernel BUG", NULL };
+	char rec[2048];
+	int n = 0, i;
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		r = read(fd, rec, sizeof(rec) - 1);
+		if (r < 0 && errno == EPIPE)
+			continue;
+		if (r <= 0)
+			break;
+		rec[r] = 0;
+		for (i = 0; bad[i]; i++)
+			if (strstr(rec, bad[i])) {
+				char *msg = strchr(rec, ';');
+
+				n++;
+				if (n <= 5)
+					printf("# kernel: %s", msg ? msg + 1 : rec);
+				break;
+			}
+	}
+	return n;
+}
+
+/* ---- the cases ---- */
+
+/* A PMD-mapped THP, merged from its second subpage to its end */
+static int t_thp_pmd_subrange(void)
+{
+	unsigned long n = HPAGE / ps;
+	long merged0 = rd_long(KSM "sksm_pages_merged");
+	char *p = map_aligned(HPAGE, HPAGE);
+	int err;
+
+	if (!p || madvise(p, HPAGE, MADV_HUGEPAGE))
+		return SKIP;
+	fill_range(p, n, 0);
+	if (smaps_rollup("AnonHugePages:") < 2048) {
+		printf("# no PMD-mapped THP (AnonHugePages %ld kB)\n",
+		       smaps_rollup("AnonHugePages:"));
+		return SKIP;
+	}
+	err = madv_merge(p + ps, HPAGE - ps);
+	if (err)
+		FAIL("MADV_MERGE(thp + 4 KiB): %s", strerror(err));
+	if (rd_long(KSM "sksm_pages_merged") <= merged0)
+		FAIL("nothing merged (sksm_pages_merged %ld)", rd_long(KSM "sksm_pages_merged"));
+	if (pfn_of(p + 2 * ps) && pfn_of(p + 2 * ps) != pfn_of(p + 10 * ps))
+		FAIL("identical pages 2 and 10 not merged");
+	if (verify_range(p, n, 0, "thp"))
+		return 1;
+	return 0;
+}
+
+/* A THP mapped by PTEs (the PMD split by an mprotect), merged from +4 KiB */
+static int t_thp_pte_mapped(void)
+{
+	unsigned long n = HPAGE / ps;
+	char *p = map_aligned(HPAGE, HPAGE);
+	int err;
+
+	if (!p || madvise(p, HPAGE, MADV_HUGEPAGE))
+		return SKIP;
+	fill_range(p, n, 1);
+	if (smaps_rollup("AnonHugePages:") < 2048)
+		return SKIP;
+	/* split the PMD, not the folio */
+	if (mprotect(p + 64 * ps, ps, PROT_READ) ||
+	    mprotect(p + 64 * ps, ps, PROT_READ | PROT_WRITE))
+		FAIL("mprotect: %s", strerror(errno));
+	if (smaps_rollup("AnonHugePages:") != 0)
+		printf("# AnonHugePages still %ld kB\n", smaps_rollup("AnonHugePages:"));
+	err = madv_merge(p + ps, HPAGE - ps);
+	if (err)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	return verify_range(p, n, 1, "pte-mapped thp") ? 1 : 0;
+}
+
+/* Partly unmapped THP (deferred split) merged across its remaining pages */
+static int t_thp_partial_unmap(void)
+{
+	unsigned long n = HPAGE / ps;
+	char *p = map_aligned(HPAGE, HPAGE);
+	int err;
+
+	if (!p || madvise(p, HPAGE, MADV_HUGEPAGE))
+		return SKIP;
+	fill_range(p, n, 2);
+	if (smaps_rollup("AnonHugePages:") < 2048)
+		return SKIP;
+	munmap(p + HPAGE - 4 * ps, 4 * ps);
+	err = madv_merge(p + 3 * ps, HPAGE - 7 * ps);
+	if (err)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	return verify_range(p, n - 4, 2, "partly unmapped thp") ? 1 : 0;
+}
+
+/* mTHP of one size (kB): enable only it, fault a region, merge from +4 KiB */
+static int mthp_case(long kb)
+{
+	char path[160], stat[160];
+	size_t sz = kb * 1024, len = 4 * sz;
+	unsigned long n = len / ps;
+	long before, after;
+	char *p;
+	int err, ret = 0;
+
+	snprintf(path, sizeof(path), THP "hugepages-%ldkB/enabled", kb);
+	snprintf(stat, sizeof(stat), THP "hugepages-%ldkB/stats/anon_fault_alloc", kb);
+	before = rd_long(stat);
+	if (before < 0) {
+		printf("# %ld kB: no anon_fault_alloc, not a size for anonymous memory\n", kb);
+		return SKIP;
+	}
+	p = map_aligned(len, sz > HPAGE ? sz : HPAGE);
+	if (!p)
+		return SKIP;
+	madvise(p, len, MADV_HUGEPAGE);
+	fill_range(p, n, 3);
+	after = rd_long(stat);
+	if (after <= before) {
+		printf("# %ld kB: no mTHP faulted (anon_fault_alloc %ld -> %ld)\n", kb, before, after);
+		return SKIP;
+	}
+	printf("# %ld kB: %ld mTHP faulted\n", kb, after - before);
+	err = madv_merge(p + ps, len - 2 * ps);
+	if (err) {
+		printf("# MADV_MERGE: %s\n", strerror(err));
+		ret = 1;
+	}
+	if (verify_range(p, n, 3, path))
+		ret = 1;
+	munmap(p, len);
+	return ret;
+}
+
+static int t_mthp_all_sizes(void)
+{
+	char path[300], saved[64][16];
+	long sizes[64];
+	int ns = 0, i, j, ret = 0, tried = 0;
+	struct dirent *d;
+	DIR *dir = opendir(THP);
+
+	if (!dir)
+		return SKIP;
+	while ((d = readdir(dir)) && ns < 64)
+		if (sscanf(d->d_name, "hugepages-%ldkB", &sizes[ns]) == 1)
+			ns++;
+	closedir(dir);
+	if (!ns) {
+		printf("# no mTHP sizes offered\n");
+		return SKIP;
+	}
+	for (i = 0; i < ns; i++) {
+		int fd;
+		char buf[128] = "", *b, *e;
+
+		snprintf(path, sizeof(path), THP "hugepages-%ldkB/enabled", sizes[i]);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = 0;
+			close(fd);
+		}
+		b = strchr(buf, '[');
+		e = b ? strchr(b, ']') : NULL;
+		if (b && e && e - b < 16) {
+			memcpy(saved[i], b + 1, e - b - 1);
+			saved[i][e - b - 1] = 0;
+		} else {
+			strcpy(saved[i], "never");
+		}
+	}
+	for (i = 0; i < ns; i++) {
+		for (j = 0; j < ns; j++) {
+			snprintf(path, sizeof(path), THP "hugepages-%ldkB/enabled", sizes[j]);
+			wr_str(path, i == j ? "always" : "never");
+		}
+		j = mthp_case(sizes[i]);
+		if (j == 1) {
+			printf("# mTHP %ld kB failed\n", sizes[i]);
+			ret = 1;
+		}
+		if (j == 0)
+			tried++;
+	}
+	for (i = 0; i < ns; i++) {
+		snprintf(path, sizeof(path), THP "hugepages-%ldkB/enabled", sizes[i]);
+		wr_str(path, saved[i]);
+	}
+	printf("# %d of %d sizes faulted and merged\n", tried, ns);
+	return ret ? 1 : tried ? 0 : SKIP;
+}
+
+/* hugetlb: KSM cannot merge it; MADV_MERGE says so with EINVAL */
+static int t_hugetlb_refused(void)
+{
+	char *p;
+	int err;
+
+	if (rd_long("/proc/sys/vm/nr_hugepages") < 1)
+		wr_str("/proc/sys/vm/nr_hugepages", "4");
+	p = mmap(NULL, HPAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("# no hugetlb page: %s\n", strerror(errno));
+		return SKIP;
+	}
+	memset(p, 0x5a, HPAGE);
+	err = madv_merge(p, HPAGE);
+	if (err != EINVAL)
+		FAIL("MADV_MERGE on hugetlb: %s, want EINVAL", err ? strerror(err) : "success");
+	for (size_t i = 0; i < HPAGE; i++)
+		if (p[i] != 0x5a)
+			FAIL("hugetlb contents changed at %zu", i);
+	munmap(p, HPAGE);
+	return 0;
+}
+
+/* Shared mappings (anonymous, file) are refused; private file COW merges */
+static int t_shared_and_file(void)
+{
+	unsigned long n = 16, i;
+	int fd = memfd_create("sksm", 0), err;
+	char *s, *f, *q;
+
+	s = mmap(NULL, n * ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED || fd < 0 || ftruncate(fd, n * ps))
+		FAIL("setup");
+	fill_range(s, n, 4);
+	err = madv_merge(s, n * ps);
+	if (err != EINVAL)
+		FAIL("MAP_SHARED anonymous: %s, want EINVAL", err ? strerror(err) : "success");
+	if (verify_range(s, n, 4, "shared anon"))
+		return 1;
+	f = mmap(NULL, n * ps, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (f == MAP_FAILED)
+		FAIL("mmap memfd");
+	fill_range(f, n, 5);
+	err = madv_merge(f, n * ps);
+	if (err != EINVAL)
+		FAIL("MAP_SHARED file: %s, want EINVAL", err ? strerror(err) : "success");
+	if (verify_range(f, n, 5, "shared file"))
+		return 1;
+	/* file is now seed+50000; a private mapping that patches some pages */
+	q = mmap(NULL, n * ps, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (q == MAP_FAILED)
+		FAIL("mmap private");
+	for (i = 0; i < n; i += 2)
+		fill(q + i * ps, 7);
+	err = madv_merge(q, n * ps);
+	if (err)
+		FAIL("MAP_PRIVATE file: %s", strerror(err));
+	for (i = 0; i < n; i++)
+		if (check(q + i * ps, i % 2 ? seed_of(i, 5) + 50000 : 7))
+			FAIL("private file page %lu wrong", i);
+	for (i = 0; i < n; i++)
+		if (check(f + i * ps, seed_of(i, 5) + 50000))
+			FAIL("file page %lu changed by a private merge", i);
+	if (pfn_of(q) && pfn_of(q) != pfn_of(q + 2 * ps))
+		FAIL("patched private pages not merged");
+	return 0;
+}
+
+static int t_mlocked(void)
+{
+	unsigned long n = 64;
+	char *p = map_aligned(n * ps, ps);
+	int err;
+
+	fill_range(p, n, 6);
+	if (mlock(p, n * ps))
+		return SKIP;
+	err = madv_merge(p + ps, (n - 1) * ps);
+	if (err)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	return verify_range(p, n, 6, "mlocked") ? 1 : 0;
+}
+
+/* A THP, mlocked, merged from +4 KiB */
+static int t_mlocked_thp(void)
+{
+	unsigned long n = HPAGE / ps;
+	char *p = map_aligned(HPAGE, HPAGE);
+	int err;
+
+	if (!p || madvise(p, HPAGE, MADV_HUGEPAGE))
+		return SKIP;
+	fill_range(p, n, 7);
+	if (mlock(p, HPAGE))
+		return SKIP;
+	err = madv_merge(p + ps, HPAGE - ps);
+	if (err)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	return verify_range(p, n, 7, "mlocked thp") ? 1 : 0;
+}
+
+/* GUP references from vmsplice(): pages in a pipe, THP and small */
+static int t_vmsplice_pinned(void)
+{
+	unsigned long n = HPAGE / ps, i;
+	char *p = map_aligned(HPAGE, HPAGE), *buf = malloc(ps);
+	int pfd[2];
+	struct iovec iov;
+
+	if (!p || pipe(pfd))
+		return SKIP;
+	madvise(p, HPAGE, MADV_HUGEPAGE);
+	fill_range(p, n, 8);
+	fcntl(pfd[1], F_SETPIPE_SZ, 16 * ps);
+	/* pages 1..8 of the THP go into the pipe by reference */
+	iov.iov_base = p + ps;
+	iov.iov_len = 8 * ps;
+	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)(8 * ps))
+		FAIL("vmsplice: %s", strerror(errno));
+	if (madv_merge(p + ps, HPAGE - ps))
+		FAIL("MADV_MERGE: %s", strerror(errno));
+	for (i = 1; i <= 8; i++) {
+		if (read(pfd[0], buf, ps) != (ssize_t)ps)
+			FAIL("read pipe");
+		if (check(buf, seed_of(i, 8)))
+			FAIL("pipe page %lu wrong", i);
+	}
+	free(buf);
+	return verify_range(p, n, 8, "vmsplice") ? 1 : 0;
+}
+
+/* FOLL_LONGTERM pins from io_uring fixed buffers */
+struct uring_params {
+	uint32_t sq_entries, cq_entries, flags, sq_thread_cpu, sq_thread_idle;
+	uint32_t features, wq_fd, resv[3];
+	uint64_t sq_off[5], cq_off[5];
+};
+
+static int t_longterm_pinned(void)
+{
+	unsigned long n = 64, i;
+	char *p = map_aligned(n * ps, ps);
+	struct uring_params params;
+	struct iovec iov;
+	uint64_t pfns[64];
+	int fd, err;
+
+	memset(&params, 0, sizeof(params));
+	fd = syscall(425 /* io_uring_setup */, 4, &params);
+	if (fd < 0) {
+		printf("# io_uring_setup: %s\n", strerror(errno));
+		return SKIP;
+	}
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, i < 32 ? 9 : 10);	/* two groups of twins */
+	iov.iov_base = p;
+	iov.iov_len = 32 * ps;
+	if (syscall(427 /* io_uring_register */, fd, 0 /* BUFFERS */, &iov, 1))
+		FAIL("IORING_REGISTER_BUFFERS: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		pfns[i] = pfn_of(p + i * ps);
+	err = madv_merge(p, n * ps);
+	if (err)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	for (i = 0; i < 32; i++)
+		if (pfns[i] && pfn_of(p + i * ps) != pfns[i])
+			FAIL("pinned page %lu replaced (pfn %llx -> %llx)", i,
+			     (unsigned long long)pfns[i],
+			     (unsigned long long)pfn_of(p + i * ps));
+	if (pfns[32] && pfn_of(p + 33 * ps) != pfn_of(p + 40 * ps))
+		FAIL("unpinned twins not merged");
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, i < 32 ? 9 : 10))
+			FAIL("page %lu wrong", i);
+	close(fd);
+	return 0;
+}
+
+/* ksm/run: 1 merges, 0 and 2 refuse with EPERM and leave pages alone */
+static int t_run_switch(void)
+{
+	unsigned long n = 16;
+	char *p = map_aligned(n * ps, ps);
+	long run = rd_long(KSM "run");
+	int err, ret = 0;
+
+	fill_range(p, n, 11);
+	wr_str(KSM "run", "0");
+	err = madv_merge(p, n * ps);
+	if (err != EPERM) {
+		printf("# run=0: %s, want EPERM\n", err ? strerror(err) : "success");
+		ret = 1;
+	}
+	if (pfn_of(p + ps) && pfn_of(p + ps) == pfn_of(p + 9 * ps)) {
+		printf("# run=0: pages merged\n");
+		ret = 1;
+	}
+	wr_str(KSM "run", "2");
+	err = madv_merge(p, n * ps);
+	if (err != EPERM) {
+		printf("# run=2: %s, want EPERM\n", err ? strerror(err) : "success");
+		ret = 1;
+	}
+	wr_str(KSM "run", "1");
+	err = madv_merge(p, n * ps);
+	if (err) {
+		printf("# run=1: %s\n", strerror(err));
+		ret = 1;
+	}
+	if (pfn_of(p + ps) && pfn_of(p + ps) != pfn_of(p + 9 * ps)) {
+		printf("# run=1: pages not merged\n");
+		ret = 1;
+	}
+	if (verify_range(p, n, 11, "run switch"))
+		ret = 1;
+	wr_str(KSM "run", run == 1 ? "1" : run == 2 ? "2" : "0");
+	return ret;
+}
+
+/* Ordinary signals interrupt a long call with EINTR; it can be resumed */
+static volatile int got_sig;
+static void on_sig(int s) { got_sig++; }
+
+static int t_signals(void)
+{
+	unsigned long n = 8192, calls = 0;
+	char *p = map_aligned(n * ps, HPAGE);
+	struct sigaction sa = { .sa_handler = on_sig };
+	pid_t parent = getpid(), kid;
+	int err = 0, eintr = 0;
+
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	fill_range(p, n, 12);
+	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART */
+	kid = fork();
+	if (!kid) {
+		for (;;) {
+			kill(parent, SIGUSR1);
+			usleep(2000);
+		}
+	}
+	/* with a signal every 2 ms, a call over 8192 pages sees one */
+	while (calls < 20 && !eintr) {
+		err = madv_merge(p, n * ps);
+		calls++;
+		if (err == EINTR)
+			eintr = 1;
+		else if (err)
+			break;
+	}
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	printf("# %lu calls, %d signals, EINTR %s\n", calls, got_sig, eintr ? "seen" : "not seen");
+	if (err && err != EINTR)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	if (!eintr)
+		FAIL("no EINTR in %lu calls with a signal every 2 ms", calls);
+	err = madv_merge(p, n * ps);
+	if (err)
+		FAIL("resumed MADV_MERGE: %s", strerror(err));
+	return verify_range(p, n, 12, "signals") ? 1 : 0;
+}
+
+/* ---- races ---- */
+
+#define RREG 4
+static char *rbase;
+static pthread_rwlock_t rlock[RREG];
+static volatile int rstop;
+static int rfail;
+
+static void fill_region(int r)
+{
+	char *p = rbase + r * HPAGE;
+
+	/*
+	 * Uniform flags, so that MADV_MERGE of a part does not split the VMA
+	 * (mremap moves one VMA only)
+	 */
+	madvise(p, HPAGE, MADV_HUGEPAGE);
+	madvise(p, HPAGE, MADV_MERGEABLE);
+	fill_range(p, HPAGE / ps, 20 + r);
+}
+
+static int check_region(int r, const char *who)
+{
+	char *p = rbase + r * HPAGE;
+	unsigned long i;
+
+	for (i = 0; i < HPAGE / ps; i++)
+		if (check(p + i * ps, seed_of(i, 20 + r))) {
+			printf("# %s: region %d page %lu wrong\n", who, r, i);
+			return -1;
+		}
+	return 0;
+}
+
+static void *racer_merge(void *arg)
+{
+	unsigned int seed = 1;
+	int k, r, err;
+
+	for (k = 0; k < 120 && !rfail; k++) {
+		r = rand_r(&seed) % RREG;
+		pthread_rwlock_rdlock(&rlock[r]);
+		err = madv_merge(rbase + r * HPAGE + ps, HPAGE - ps);
+		if (err && err != ENOMEM) {
+			printf("# merge: %s\n", strerror(err));
+			rfail = 1;
+		}
+		if (check_region(r, "after merge"))
+			rfail = 1;
+		pthread_rwlock_unlock(&rlock[r]);
+	}
+	rstop = 1;
+	return NULL;
+}
+
+static void *racer_mutate(void *arg)
+{
+	unsigned int seed = 2;
+	int r, what;
+	char *p, *q;
+
+	while (!rstop && !rfail) {
+		r = rand_r(&seed) % RREG;
+		what = rand_r(&seed) % 4;
+		p = rbase + r * HPAGE;
+		pthread_rwlock_wrlock(&rlock[r]);
+		switch (what) {
+		case 0:	/* munmap and map again: a fresh THP */
+			munmap(p, HPAGE);
+			if (mmap(p, HPAGE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != p)
+				rfail = 1;
+			fill_region(r);
+			break;
+		case 1:	/* mremap away and back */
+			q = mremap(p, HPAGE, HPAGE, MREMAP_MAYMOVE | MREMAP_FIXED,
+				   rbase + RREG * HPAGE);
+			if (q == MAP_FAILED ||
+			    mremap(q, HPAGE, HPAGE, MREMAP_MAYMOVE | MREMAP_FIXED, p) != p) {
+				printf("# mremap: %s\n", strerror(errno));
+				rfail = 1;
+			}
+			break;
+		case 2:	/* drop a few pages, refill */
+			madvise(p + (rand_r(&seed) % 500) * ps, 8 * ps, MADV_DONTNEED);
+			fill_region(r);
+			break;
+		case 3:	/* split a PMD */
+			mprotect(p + 100 * ps, ps, PROT_READ);
+			mprotect(p + 100 * ps, ps, PROT_READ | PROT_WRITE);
+			break;
+		}
+		if (check_region(r, "after mutation"))
+			rfail = 1;
+		pthread_rwlock_unlock(&rlock[r]);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+static void *racer_fork(void *arg)
+{
+	pid_t pid;
+	int st, r;
+
+	while (!rstop && !rfail) {
+		/* fork with no mutation under way, so the copy is consistent */
+		for (r = 0; r < RREG; r++)
+			pthread_rwlock_rdlock(&rlock[r]);
+		pid = fork();
+		if (pid)
+			for (r = 0; r < RREG; r++)
+				pthread_rwlock_unlock(&rlock[r]);
+		if (!pid) {
+			/* the child merges its copy, writes it and exits */
+			int bad = 0;
+
+			for (r = 0; r < RREG; r++) {
+				madv_merge(rbase + r * HPAGE, HPAGE);
+				bad |= check_region(r, "child");
+			}
+			_exit(bad);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || st) {
+			printf("# fork child failed (status %x)\n", st);
+			rfail = 1;
+		}
+	}
+	return NULL;
+}
+
+static void *racer_migrate(void *arg)
+{
+	unsigned int seed = 3;
+	void *pages[16];
+	int nodes[16], status[16], i, node = 1;
+
+	while (!rstop && !rfail) {
+		for (i = 0; i < 16; i++) {
+			pages[i] = rbase + (rand_r(&seed) % (RREG * HPAGE / ps)) * ps;
+			nodes[i] = node;
+		}
+		syscall(SYS_move_pages, 0, 16, pages, nodes, status, 0);
+		node = !node;
+		if (rand_r(&seed) % 8 == 0)
+			wr_str("/proc/sys/vm/compact_memory", "1");
+		usleep(2000);
+	}
+	return NULL;
+}
+
+static int t_races(void)
+{
+	pthread_t th[4];
+	int r;
+
+	rbase = map_aligned((RREG + 1) * HPAGE, HPAGE);
+	if (!rbase)
+		return SKIP;
+	munmap(rbase + RREG * HPAGE, HPAGE);
+	for (r = 0; r < RREG; r++) {
+		pthread_rwlock_init(&rlock[r], NULL);
+		fill_region(r);
+	}
+	pthread_create(&th[1], NULL, racer_mutate, NULL);
+	pthread_create(&th[2], NULL, racer_fork, NULL);
+	pthread_create(&th[3], NULL, racer_migrate, NULL);
+	pthread_create(&th[0], NULL, racer_merge, NULL);
+	for (r = 0; r < 4; r++)
+		pthread_join(th[r], NULL);
+	for (r = 0; r < RREG && !rfail; r++)
+		if (check_region(r, "at end"))
+			rfail = 1;
+	return rfail;
+}
+
+/* ---- leaks ---- */
+
+static long slab_active(const char *name)
+{
+	char line[512], nm[64];
+	long act = -1, a;
+	FILE *f = fopen("/proc/slabinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", nm, &a) == 2 && !strcmp(nm, name))
+			act = a;
+	fclose(f);
+	return act;
+}
+
+struct ksm_state { long shared, sharing, zero, profit, rmap, stable, slot; };
+
+static void ksm_state(struct ksm_state *s)
+{
+	s->shared = rd_long(KSM "pages_shared");
+	s->sharing = rd_long(KSM "pages_sharing");
+	s->zero = rd_long(KSM "ksm_zero_pages");
+	s->profit = rd_long(KSM "general_profit");
+	s->rmap = slab_active("ksm_rmap_item");
+	s->stable = slab_active("ksm_stable_node");
+	s->slot = slab_active("ksm_mm_slot");
+}
+
+static void leak_child(unsigned int salt)
+{
+	unsigned long n = 64;
+	char *p = map_aligned(n * ps, ps);
+
+	fill_range(p, n, salt % 3);
+	madv_merge(p, n * ps);
+	munmap(p + 16 * ps, 16 * ps);
+	madv_merge(p, n * ps);
+	_exit(0);
+}
+
+/*
+ * N cycles of map/merge/unmap/exit with ksmd idle and four callers at a
+ * time: KSM's own counters come back to where they started. These are
+ * exact: pages_shared, pages_sharing, ksm_zero_pages, and general_profit,
+ * which is (pages_sharing + ksm_zero_pages) pages less the size of all
+ * rmap_items, so it counts leaked rmap_items (and an mm_slot with its
+ * mm_struct is only left behind with rmap_items). The rmap_items of exited
+ * processes are freed by the exiting task or, when it finds
+ * ksm_thread_mutex taken, by a work item soon after: the test waits for
+ * the counters to settle, up to 60 s. The slab counts of /proc/slabinfo
+ * are printed, not checked: they are not exact (SLUB counts the free
+ * objects of per-CPU slabs as active, and caches may be merged). Stale
+ * stable nodes are pruned lazily, by the next search that meets one,
+ * as in KSM: their number is bounded by the contents used, not by N.
+ */
+static int t_leaks(void)
+{
+	struct ksm_state a, b;
+	int cyc, k, tries;
+	pid_t pids[4];
+
+	ksm_state(&a);
+	printf("# start: shared %ld sharing %ld zero %ld profit %ld slabs rmap %ld stable %ld slot %ld\n",
+	       a.shared, a.sharing, a.zero, a.profit, a.rmap, a.stable, a.slot);
+	for (cyc = 0; cyc < 40; cyc++) {
+		for (k = 0; k < 4; k++) {
+			pids[k] = fork();
+			if (!pids[k])
+				leak_child(cyc * 4 + k);
+		}
+		for (k = 0; k < 4; k++)
+			waitpid(pids[k], NULL, 0);
+	}
+	for (tries = 0; tries < 600; tries++) {
+		ksm_state(&b);
+		if (b.shared <= a.shared && b.sharing <= a.sharing &&
+		    b.zero <= a.zero && b.profit >= a.profit)
+			break;
+		usleep(100000);
+	}
+	printf("# end:   shared %ld sharing %ld zero %ld profit %ld slabs rmap %ld stable %ld slot %ld (%d waits)\n",
+	       b.shared, b.sharing, b.zero, b.profit, b.rmap, b.stable, b.slot, tries);
+	if (tries == 600)
+		FAIL("KSM counters did not return to their start after 160 exits");
+	return 0;
+}
+
+/* ---- main ---- */
+
+struct tcase { const char *name; int (*fn)(void); };
+static const struct tcase cases[] = {
+	{ "thp_pmd_subrange", t_thp_pmd_subrange },
+	{ "thp_pte_mapped", t_thp_pte_mapped },
+	{ "thp_partial_unmap", t_thp_partial_unmap },
+	{ "mthp_all_sizes", t_mthp_all_sizes },
+	{ "hugetlb_refused", t_hugetlb_refused },
+	{ "shared_and_file", t_shared_and_file },
+	{ "mlocked", t_mlocked },
+	{ "mlocked_thp", t_mlocked_thp },
+	{ "vmsplice_pinned", t_vmsplice_pinned },
+	{ "longterm_pinned", t_longterm_pinned },
+	{ "run_switch", t_run_switch },
+	{ "signals", t_signals },
+	{ "races_munmap_mremap_fork_migrate_compact", t_races },
+	{ "no_leaks_after_exit", t_leaks },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i;
+	int kfd, splat, st, ret, k;
+	long zero0, zero = 0;
+	pid_t pid;
+
+	long run0 = rd_long(KSM "run"), scan0 = rd_long(KSM "pages_to_scan");
+	long sleep0 = rd_long(KSM "sleep_millisecs");
+	char v[32];
+
+	ps = sysconf(_SC_PAGESIZE);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * MADV_MERGE needs ksm/run=1; keep ksmd from scanning on its own
+	 * (pages_to_scan 0, a long sleep) so that what merges is MADV_MERGE.
+	 */
+	wr_str(KSM "pages_to_scan", "0");
+	wr_str(KSM "sleep_millisecs", "1000000");
+	wr_str(KSM "run", "1");
+	wr_str(THP "enabled", "always");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (argc > 1 && !strstr(cases[i].name, argv[1]))
+			continue;
+		kfd = kmsg_open();
+		zero0 = rd_long(KSM "ksm_zero_pages");
+		fflush(stdout);
+		pid = fork();
+		if (!pid)
+			_exit(cases[i].fn());
+		waitpid(pid, &st, 0);
+		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		if (!WIFEXITED(st))
+			printf("# case killed by signal %d\n", WTERMSIG(st));
+		/*
+		 * The case's processes are gone: the KSM zero pages they
+		 * mapped are unmapped, and the count is back where it was
+		 */
+		for (k = 0; k < 300; k++) {
+			zero = rd_long(KSM "ksm_zero_pages");
+			if (zero == zero0)
+				break;
+			usleep(100000);
+		}
+		if (zero != zero0) {
+			printf("# ksm_zero_pages %ld before the case, %ld after its exit\n",
+			       zero0, zero);
+			ret = ret == SKIP ? 1 : ret ? ret : 1;
+		}
+		usleep(200000);
+		splat = kmsg_splats(kfd);
+		close(kfd);
+		if (splat) {
+			printf("# %d kernel splat line(s) during the case\n", splat);
+			ret = 1;
+		}
+		ntests++;
+		if (ret == SKIP) {
+			printf("ok %d sksm_safety %s # SKIP\n", ntests, cases[i].name);
+		} else if (ret) {
+			nfailed++;
+			printf("not ok %d sksm_safety %s\n", ntests, cases[i].name);
+		} else {
+			printf("ok %d sksm_safety %s\n", ntests, cases[i].name);
+		}
+	}
+	snprintf(v, sizeof(v), "%ld", run0);
+	wr_str(KSM "run", v);
+	snprintf(v, sizeof(v), "%ld", scan0);
+	wr_str(KSM "pages_to_scan", v);
+	snprintf(v, sizeof(v), "%ld", sleep0);
+	wr_str(KSM "sleep_millisecs", v);
+	printf("# sksm_safety: %d of %d failed\n", nfailed, ntests);
+	return nfailed ? 1 : 0;
+}
