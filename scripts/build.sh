@@ -13,7 +13,16 @@ t=${1:?usage: build.sh TOPIC}
 check_topic "$t"
 src=${2:-}
 variant=${MM_VARIANT:-}
-case $variant in ''|bench|host) ;; *) die "unknown MM_VARIANT '$variant' (known: bench, host)" ;; esac
+# MM_VARIANT=<name> with a file guest/<topic>/variants/<name>.config: that
+# fragment applied last (a configuration a topic must also build in, e.g.
+# PREEMPT_RT or !SMP), objects in <tree>/.obj-<name>.
+vfrag=
+case $variant in
+'') ;;
+bench|host) vfrag=$REPO/guest/$variant.config ;;
+*) vfrag=$REPO/guest/$t/variants/$variant.config
+   [ -f "$vfrag" ] || die "unknown MM_VARIANT '$variant' (known: bench, host, or guest/$t/variants/<name>.config)" ;;
+esac
 obj=${3:-$OBJ/$t${variant:++$variant}}
 if [ -z "$src" ]; then
 	if [ "$t" = base ]; then bash "$REPO/scripts/base.sh" >/dev/null; src=$BASE
@@ -47,7 +56,7 @@ for f in "${frags[@]}"; do
 	done < <(sed -n 's/^# use: \([^ ]*\)$/\1/p' "$f")
 done
 frags=("${frags[0]}" "${uses[@]}" "${frags[@]:1}")
-[ -n "$variant" ] && frags+=("$REPO/guest/$variant.config")
+[ -n "$variant" ] && frags+=("$vfrag")
 # The config is regenerated only when a fragment or the tree's Kconfig changed.
 want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
 # Nothing to do (and no need to queue for the lock) when this tree state

@@ -7,7 +7,7 @@
 # run beside it; sparse, which reads the build's objects, waits for it.
 # CHECK_BG=0 runs every check in turn.
 . "$(dirname "$0")/lib.sh"
-CHECKS=${CHECKS:-"apply signoff whitespace checkpatch kernel-doc build sparse coccinelle cover-letter"}
+CHECKS=${CHECKS:-"apply signoff whitespace checkpatch kernel-doc build sparse build-configs coccinelle cover-letter"}
 topics=${1:-$TOPICS}
 for t in $topics; do check_topic "$t"; done
 bash "$REPO/scripts/base.sh" >/dev/null
@@ -55,10 +55,11 @@ for t in $topics; do
 		bg=$!
 		rest=$(echo " $rest " | sed 's/ build / /')
 	fi
-	# sparse last: it waits for the build
+	# sparse and build-configs last: they wait for the build
 	[ -n "$bg" ] && has sparse && rest="$(echo " $rest " | sed 's/ sparse / /') sparse"
+	[ -n "$bg" ] && has build-configs && rest="$(echo " $rest " | sed 's/ build-configs / /') build-configs"
 	for c in $rest; do
-		if [ -n "$bg" ] && [ "$c" = sparse ]; then join_build "$t"; fi
+		if [ -n "$bg" ] && { [ "$c" = sparse ] || [ "$c" = build-configs ]; }; then join_build "$t"; fi
 		run_check "$t" "$c" || true
 	done
 	if [ -n "$bg" ]; then join_build "$t"; fi
