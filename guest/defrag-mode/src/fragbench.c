@@ -727,7 +727,7 @@ static int cc1(char **argv)
 	for (off = 0; off < bytes; off += 4096)
 		fill_page(heap + off);
 	/* a temporary file, then the object */
-	snprintf(path, sizeof(path), "%s/obj/tmp%lu", dir, seed);
+	snprintf(path, sizeof(path), "%s/obj/tmp%lu", dir, seed % NOBJ);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd >= 0) {
 		if (write(fd, heap, 8192) < 0)
