@@ -19,8 +19,21 @@
  *             THP_MB faulted in 2M steps; each fault's latency is
  *             recorded.
  *
+ *   kbuild    (FB_KBUILD=JOBS,MB) a kernel build's process churn: JOBS
+ *             short-lived compiler jobs at a time, each forked and
+ *             exec'ed (page tables, kernel stack, task structures),
+ *             faulting in MB of anonymous memory, reading sources from
+ *             a fixed tree and writing an object file into a fixed set
+ *             (page cache, dentries and inodes in a bounded working
+ *             set), then exiting.
+ * FB_REL=NEW,OLD sets the ramp's release percentages (default 85,10:
+ * the ramp's demand grows from round to round; 100,100 keeps it
+ * steady, as a kernel build's is).
+ *
  * Per round it prints "round R <vmstat deltas>", "lat R n sum sumsq max
- * secs S free F blocks B" and "pageblocks R <type>=<n>..." lines; a
+ * secs S free F blocks B", "demand R <meminfo kB>..." (the kernel's
+ * unmovable and reclaimable memory at the round's end) and
+ * "pageblocks R <type>=<n>..." lines; a
  * tracer child counts mm_page_alloc_extfrag events by class and type
  * pair ("extfrag R class alloc_mt fallback_mt count").
  *
@@ -227,8 +240,8 @@ static void worker_slab(const char *dir)
  * zero page, so each 2 MiB costs one page table page and no data page;
  * unmapping a 2 MiB slot frees exactly that page table page.
  */
-#define REL_NEW 85	/* percent of this round's items freed at its end */
-#define REL_OLD 10	/* percent of older items freed at each round end */
+static int rel_new = 85;	/* percent of this round's items freed at its end */
+static int rel_old = 10;	/* percent of older items freed at each round end */
 
 struct item { int kind, round; long a, b; };	/* a,b: fds or slot */
 enum { K_PT, K_PIPE, K_SOCK, K_FILE };
@@ -369,7 +382,7 @@ static void ramp_release(struct ramp_args *ra, int round)
 
 	for (size_t i = 0; i < nitems; i++) {
 		struct item *it = &items[i];
-		int p = it->round == round ? REL_NEW : REL_OLD;
+		int p = it->round == round ? rel_new : rel_old;
 
 		if ((int)(rnd() % 100) >= p) {
 			items[j++] = *it;
@@ -679,6 +692,132 @@ static void print_pageblocks(int round)
 	printf("\n");
 }
 
+/* ------------------------------------------------------------- kbuild */
+#define NSRC 256	/* source files of 16 KiB: a fixed tree */
+#define NOBJ 256	/* object files of 32 KiB, overwritten in turn */
+
+struct kbargs { const char *dir; int jobs; size_t bytes; };
+
+/* One compiler job (fragbench cc1 DIR SEED BYTES): exec'ed, so that
+ * every job has its own mm, page tables and kernel stack. */
+static int cc1(char **argv)
+{
+	const char *dir = argv[2];
+	unsigned long seed = strtoul(argv[3], NULL, 10);
+	size_t bytes = strtoul(argv[4], NULL, 10), off;
+	char path[256], buf[16384];
+	char *heap;
+	int fd;
+
+	rng_state ^= seed * 0x9e3779b97f4a7c15ULL;
+	for (int i = 0; i < 8; i++) {	/* the headers and the .c */
+		snprintf(path, sizeof(path), "%s/src/s%03d.c", dir,
+			 (int)(rnd() % NSRC));
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			while (read(fd, buf, sizeof(buf)) > 0)
+				;
+			close(fd);
+		}
+	}
+	heap = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (heap == MAP_FAILED)
+		return 1;
+	for (off = 0; off < bytes; off += 4096)
+		fill_page(heap + off);
+	/* a temporary file, then the object */
+	snprintf(path, sizeof(path), "%s/obj/tmp%lu", dir, seed % NOBJ);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, heap, 8192) < 0)
+			perror("cc1 tmp");
+		close(fd);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/obj/o%03lu.o", dir, seed % NOBJ);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0) {
+		if (write(fd, heap, 32768) < 0)
+			perror("cc1 obj");
+		close(fd);
+	}
+	return 0;
+}
+
+static void worker_kbuild(struct kbargs *kb)
+{
+	char path[256], seed[32], bytes[32], buf[16384];
+	unsigned long n = 0;
+	int running = 0;
+
+	snprintf(path, sizeof(path), "%s/src", kb->dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/obj", kb->dir);
+	mkdir(path, 0755);
+	for (size_t i = 0; i < sizeof(buf); i += 4096)
+		fill_page(buf + i);
+	for (int i = 0; i < NSRC; i++) {
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/src/s%03d.c", kb->dir, i);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0) {
+			if (write(fd, buf, sizeof(buf)) < 0)
+				perror("kbuild src");
+			close(fd);
+		}
+	}
+	snprintf(bytes, sizeof(bytes), "%zu", kb->bytes);
+	while (!stop) {
+		pid_t pid;
+
+		while (running < kb->jobs && !stop) {
+			snprintf(seed, sizeof(seed), "%lu", n++);
+			pid = fork();
+			if (pid == 0) {
+				execl("/proc/self/exe", "fragbench", "cc1",
+				      kb->dir, seed, bytes, (char *)NULL);
+				_exit(127);
+			}
+			if (pid > 0)
+				running++;
+		}
+		if (wait(NULL) > 0)
+			running--;
+	}
+	while (running-- > 0)
+		wait(NULL);
+	printf("# kbuild: %lu jobs\n", n);
+}
+
+/* The kernel's memory by kind, kB, from /proc/meminfo. */
+static void print_demand(int round)
+{
+	static const char *const want[] = {
+		"PageTables", "KernelStack", "SUnreclaim", "SReclaimable",
+		"AnonPages", "Cached",
+	};
+	unsigned long val[6] = { 0 };
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int k = 0; k < 6; k++) {
+			size_t len = strlen(want[k]);
+
+			if (!strncmp(line, want[k], len) && line[len] == ':')
+				val[k] = strtoul(line + len + 1, NULL, 10);
+		}
+	fclose(f);
+	printf("demand %d", round);
+	for (int k = 0; k < 6; k++)
+		printf(" %s=%lu", want[k], val[k]);
+	printf("\n");
+}
+
 static int nspawned;
 
 static pid_t spawn(void (*fn)(void *), void *arg)
@@ -705,6 +844,7 @@ static void run_anon(void *a) { worker_anon(((struct wargs *)a)->bytes); }
 static void run_files(void *a) { worker_files(((struct wargs *)a)->dir, ((struct wargs *)a)->bytes); }
 static void run_slab(void *a) { worker_slab(((struct wargs *)a)->dir); }
 static void run_ramp(void *a) { worker_ramp(a); }
+static void run_kbuild(void *a) { worker_kbuild(a); }
 
 int main(int argc, char **argv)
 {
@@ -713,10 +853,13 @@ int main(int argc, char **argv)
 	struct wargs wa, wf, ws;
 	struct ramp_args ra;
 	struct rlimit nofile = { 1 << 16, 1 << 16 };
-	pid_t pids[5], tpid;
+	struct kbargs kb = { .jobs = 0, .bytes = 16 * MB };
+	pid_t pids[6], tpid;
 	unsigned long v0[NK], v1[NK];
 	char path[256];
 
+	if (argc == 5 && !strcmp(argv[1], "cc1"))
+		return cc1(argv);
 	if (argc < 8) {
 		fprintf(stderr, "usage: fragbench ROUNDS BURSTS WARMUP_SECS DIR ANON_MB FILE_MB THP_MB [UNMOV_MB FILES]\n");
 		return 2;
@@ -733,6 +876,15 @@ int main(int argc, char **argv)
 	ra.unmov = (argc > 8 ? atol(argv[8]) : 8) * MB;
 	ra.files = argc > 9 ? atoi(argv[9]) : 3000;
 	ra.slices = bursts > 1 ? (bursts + 1) / 2 : 1;
+	kb.dir = argv[4];
+	if (getenv("FB_KBUILD")) {
+		unsigned long mb = 16;
+
+		sscanf(getenv("FB_KBUILD"), "%d,%lu", &kb.jobs, &mb);
+		kb.bytes = mb * MB;
+	}
+	if (getenv("FB_REL"))
+		sscanf(getenv("FB_REL"), "%d,%d", &rel_new, &rel_old);
 	/* the ramp keeps thousands of pipes and sockets open */
 	if (setrlimit(RLIMIT_NOFILE, &nofile))
 		perror("setrlimit");
@@ -757,11 +909,13 @@ int main(int argc, char **argv)
 	pids[1] = spawn(run_files, &wf);
 	pids[2] = spawn(run_slab, &ws);
 	pids[3] = spawn(run_ramp, &ra);
-	pids[4] = 0;
+	pids[4] = kb.jobs > 0 ? spawn(run_kbuild, &kb) : 0;
 
 	printf("# fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d, per round: unmovable +%zu MB, files +%d (released: %d%% of the round's, %d%% of older)\n",
 	       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb,
-	       ra.unmov / MB, ra.files, REL_NEW, REL_OLD);
+	       ra.unmov / MB, ra.files, rel_new, rel_old);
+	printf("# kbuild: %d jobs at a time, %zu MB of anon each, %d sources, %d objects\n",
+	       kb.jobs, kb.bytes / MB, NSRC, NOBJ);
 	printf("keys");
 	for (size_t k = 0; k < NK; k++)
 		printf(" %s", keys[k]);
@@ -804,16 +958,19 @@ int main(int argc, char **argv)
 		printf("lat %d %.0f %.1f %.1f %.1f secs %.1f free %lu blocks %lu\n",
 		       r, l.n, l.sum, l.sumsq, l.max, now() - t0,
 		       vmstat("nr_free_pages"), vmstat("nr_free_pages_blocks"));
+		print_demand(r);
 		print_pageblocks(r);
 		kill(tpid, SIGUSR1);
 		if (read(ack[0], &c, 1) != 1)
 			return 1;
 	}
 	close(rc[1]);	/* the ramp worker ends on EOF */
-	for (int i = 0; i < 4; i++)
-		kill(pids[i], SIGTERM);
-	for (int i = 0; i < 4; i++)
-		waitpid(pids[i], NULL, 0);
+	for (int i = 0; i < 5; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	for (int i = 0; i < 5; i++)
+		if (pids[i] > 0)
+			waitpid(pids[i], NULL, 0);
 	kill(tpid, SIGKILL);
 	waitpid(tpid, NULL, 0);
 	printf("# done\n");
