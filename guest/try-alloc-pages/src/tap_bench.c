@@ -11,7 +11,7 @@
  *                 success rates, memcg charge cost) at load; rmmod after.
  * mode=hold       allocate nr pages with try_alloc_pages() (ctx=task|nmi)
  *                 and keep them until rmmod, which frees them with
- *                 free_pages_nolock(): used to watch memory.current.
+ *                 free_pages_nolock(); memory.current shows the charge meanwhile.
  */
 #include <linux/module.h>
 #include <linux/gfp.h>
