@@ -10,9 +10,7 @@ REPO=$(cd "$S/.." && pwd)
 set +e
 T=$(mktemp -d)
 trap 'git -C "$BASE" worktree prune; rm -rf "$T"' EXIT
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -5 "$T/log" | sed 's/^/# /'; fi; }
 echo "TAP version 13"
 
@@ -159,6 +157,5 @@ times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 
 		END { exit bad }' "$d/out/check/summary.tsv"
 }
 check "make check counts each step's own CPU, not the other lane's" lanes
-echo "1..$n"
-echo "# foundation: $((n - fails)) passed, $fails failed"
-[ $fails = 0 ]
+echo "# foundation: $((ktap_n - ktap_fails)) passed, $ktap_fails failed"
+ktap_exit

@@ -58,7 +58,8 @@ l=$(wc -l < "$T/w")
 grep -q '^demo.*left' "$T/w" && ! grep -q $'\r' "$T/w" && ok "those lines have the time left and no carriage return" || notok "watch lines: $(cat -A "$T/w")"
 # on a terminal (script(1) gives one): the line is rewritten in place
 if command -v script >/dev/null; then
-	script -qfc "bash -c '. \"$S/lib.sh\"; . \"$S/progress.sh\"; sleep 3 & PROGRESS_TICK=0.5 progress_watch \$! tty 100'" /dev/null > "$T/tty" 2>&1
+	# (CI set means "not a terminal" to progress_watch: this case is a terminal)
+	env -u CI script -qfc "bash -c '. \"$S/lib.sh\"; . \"$S/progress.sh\"; sleep 3 & PROGRESS_TICK=0.5 progress_watch \$! tty 100'" /dev/null > "$T/tty" 2>&1
 	# (each tick: carriage return, the line, erase to its end)
 	grep -q $'\rtty .*left\033\[K' "$T/tty" && ok "on a terminal the line is rewritten in place (\\r ... ESC[K)" || notok "terminal output: $(cat -A "$T/tty" | head -3)"
 fi

@@ -5,9 +5,7 @@ set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 mkdir -p "$T/out/report" "$T/out/bench/demo"
 printf '%s\n' "# demo" "" "| config | value |" "|---|---|" "| base | 1.00 |" "| topic | 0.50 |" "" "![plot](demo.png)" > "$T/out/report/demo.md"
 printf '%s\n' "command: make bench TOPIC=demo" "date: 2026-01-01" > "$T/out/bench/demo/meta.txt"
@@ -24,5 +22,4 @@ grep -q '<img alt="plot" src="demo.png"' "$h" && ok "the plot is in the page" ||
 grep -q 'make bench TOPIC=demo' "$h" && ok "the command that produced it is in the page" || notok "provenance in the page"
 grep -q 'No results yet: run <code>make bench TOPIC=missing</code>' "$h" && ok "a topic without results says how to get them" || notok "missing topic message"
 if bash "$S/screenshot.sh" "$h" "$T/shot.png" 2>/dev/null && [ "$(stat -c %s "$T/shot.png")" -gt 10000 ]; then ok "headless Chromium renders the page"; else notok "headless Chromium renders the page"; fi
-echo "1..$n"
-[ $fails = 0 ]
+ktap_exit
