@@ -30,9 +30,11 @@ for k in others:
         print(f"not ok {n} - {k}: no peer results (boot failed?)")
         fails += 1
         continue
-    regress = [name for name, t in b.items()
+    # a skip where base passed is a lost test, not a pass
+    regress = [name + (" (skipped)" if name in r and r[name]["status"] == "ok" else "")
+               for name, t in b.items()
                if t["status"] == "ok" and t["directive"] != "SKIP"
-               and (name not in r or r[name]["status"] != "ok")]
+               and (name not in r or r[name]["status"] != "ok" or r[name]["directive"] == "SKIP")]
     if regress:
         print(f"not ok {n} - {k}: passes on base, fails here: {', '.join(regress)}")
         fails += 1

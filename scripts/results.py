@@ -21,7 +21,8 @@ SPLATS = [
     r"inconsistent lock state", r"suspicious RCU usage",
     r"INFO: task .* blocked for more than", r"rcu: INFO: .* detected stalls",
     r"general protection fault", r"UBSAN:", r"kernel BUG at", r"Unable to handle",
-    r"watchdog: .* lockup", r"DEBUG_LOCKS_WARN_ON",
+    r"watchdog: .* (?:lockup|LOCKUP)", r"DEBUG_LOCKS_WARN_ON",
+    r"self-detected stall", r"\bBUG \S+ \([^)]*\): ",
 ]
 SPLAT_RE = re.compile("|".join(SPLATS))
 TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
@@ -261,27 +262,42 @@ def count_ktap(path):
     """Passed and failed leaves of a KTAP file (what make check counts for a
     step): an ok line without subtests passes unless it is a SKIP, a not ok
     line without subtests fails, and a not ok line whose subtests all passed
-    (a plan not met, a crash after the last result) counts as one failure."""
-    acc = {}        # indentation -> [passed, failed] of the tests under way there
+    (a plan not met, a crash after the last result) counts as one failure.
+    A plan ("1..N", first or last at its level) that its level's results do
+    not meet counts as one failure more: a step that stopped short fails."""
+    acc = {}        # indentation -> [passed, failed, results, plan]
+
+    def close(k):
+        c = acc.pop(k)
+        if c[3] is not None and c[2] != c[3]:
+            c[1] += 1
+        return c
+
     for line in open(path, errors="replace"):
         body = line.rstrip("\n").lstrip(" ")
         d = len(line.rstrip("\n")) - len(body)
+        m = PLAN.match(body)
+        if m:
+            acc.setdefault(d, [0, 0, 0, None])[3] = int(m.group(1))
+            continue
         r = tap(body.rstrip())
         if not r:
             continue
-        deeper = [k for k in acc if k > d]
+        deeper = [close(k) for k in sorted(k for k in acc if k > d)]
         if deeper:
-            p = sum(acc[k][0] for k in deeper)
-            f = sum(acc.pop(k)[1] for k in deeper)
+            p = sum(c[0] for c in deeper)
+            f = sum(c[1] for c in deeper)
             if r[0] == "not ok" and r[2] != "SKIP" and f == 0:
                 f = 1
         else:
             p = int(r[0] == "ok" and r[2] != "SKIP")
             f = int(r[0] == "not ok" and r[2] != "SKIP")
-        c = acc.setdefault(d, [0, 0])
+        c = acc.setdefault(d, [0, 0, 0, None])
         c[0] += p
         c[1] += f
-    return sum(c[0] for c in acc.values()), sum(c[1] for c in acc.values())
+        c[2] += 1
+    left = [close(k) for k in sorted(acc)]
+    return sum(c[0] for c in left), sum(c[1] for c in left)
 
 
 def main():

@@ -23,18 +23,30 @@ for t in "$REPO"/scripts/test/tools.py "$REPO"/scripts/test/*.sh; do
 	esac
 	start=$(date +%s)
 	# A failing test script exits non-zero: counted below, the next still runs.
+	rc=0
 	case $t in
-	*.py) /usr/bin/python3 "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
-	*) bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || true ;;
+	*.py) /usr/bin/python3 "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || rc=$? ;;
+	*) bash "$t" > "$OUT/test-scripts/$name.tap" 2>&1 || rc=$? ;;
 	esac
 	p=$(grep -c '^ok ' "$OUT/test-scripts/$name.tap" || true)
 	f=$(grep -c '^not ok ' "$OUT/test-scripts/$name.tap" || true)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\).*/\1/p' "$OUT/test-scripts/$name.tap" | tail -1)
+	# A script that crashed counts as failed whatever it printed before:
+	# no result, no plan, fewer results than its plan, or an exit status
+	# other than pass (0) or all skipped (4, KSFT_SKIP).
+	why=
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then why="no result"
+	elif [ -z "$plan" ]; then why="no plan, after $((p + f)) results"
+	elif [ "$plan" != $((p + f)) ]; then why="after $((p + f)) of $plan results"
+	fi
+	case $rc in 0|4) ;; *) [ "$f" -gt 0 ] || why="${why:+$why, }exit status $rc" ;; esac
 	pass=$((pass + p)); fail=$((fail + f))
+	[ -z "$why" ] || fail=$((fail + 1))
+	verdict=$([ "$f" = 0 ] && [ -z "$why" ] && echo ok || echo 'not ok')
 	i=$((i + 1))
 	{ printf '    # Subtest: %s\n' "$name"; sed 's/^/    /' "$OUT/test-scripts/$name.tap"
-	  printf '%s %d %s\n' "$([ "$f" = 0 ] && [ "$p" -gt 0 ] && echo ok || echo 'not ok')" $i "$name"; } >> "$body"
-	printf '  %-4s %-16s %3d ok %3d not ok  %4ss\n' "$([ "$f" = 0 ] && [ "$p" -gt 0 ] && echo pass || echo FAIL)" "$name" "$p" "$f" $(( $(date +%s) - start )) >&2
-	[ "$p" -gt 0 ] || fail=$((fail + 1))
+	  printf '%s %d %s%s\n' "$verdict" $i "$name" "${why:+ # $why}"; } >> "$body"
+	printf '  %-4s %-16s %3d ok %3d not ok  %4ss%s\n' "$([ "$verdict" = ok ] && echo pass || echo FAIL)" "$name" "$p" "$f" $(( $(date +%s) - start )) "${why:+  ($why)}" >&2
 	grep '^not ok' "$OUT/test-scripts/$name.tap" | sed 's/^/    /' >&2 || true
 done
 { printf 'KTAP version 1\n1..%d\n' $i; cat "$body"; } > "$OUT/test-scripts/all.ktap"

@@ -121,6 +121,11 @@ class ResultsJson(unittest.TestCase):
             self.assertIn("splat: BUG: KASAN", out)
             open(c, "w").write("[    1.0] ok\n")
             self.assertEqual(run(os.path.join(S, "results.py"), "--splat-only", c)[0], 0)
+            for line in ("rcu: INFO: rcu_sched self-detected stall on CPU",
+                         "watchdog: Watchdog detected hard LOCKUP on cpu 1",
+                         "BUG kmalloc-64 (Not tainted): Poison overwritten"):
+                open(c, "w").write(f"[    1.0] ok\n[    2.0] {line}\n")
+                self.assertEqual(run(os.path.join(S, "results.py"), "--splat-only", c)[0], 1, line)
 
     def test_ktap_output(self):
         """--ktap: the run as KTAP, one subtest per group, what make check reads."""
@@ -169,6 +174,13 @@ class ResultsJson(unittest.TestCase):
             self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "2"])
             open(k, "w").write("TAP version 13\n1..3\nok 1 - x\nnot ok 2 - y\n# c\nok 3 - z\n")
             self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+            # a step that stopped short of its plan fails, at any level
+            open(k, "w").write("KTAP version 1\n1..5\nok 1 a\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["1", "1"])
+            open(k, "w").write("KTAP version 1\n1..2\n    1..3\n    ok 1 x\n    ok 2 y\nok 1 a\nok 2 b\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "1"])
+            open(k, "w").write("KTAP version 1\nok 1 a\nok 2 b\n1..2\n")
+            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "0"])
 
 
 class CheckTable(unittest.TestCase):
@@ -229,6 +241,16 @@ class PeerCompare(unittest.TestCase):
             self.assertIn("ok 2 - t2: all 2 base passes still pass", out)
             self.assertIn("not ok 3 - t3: no peer results", out)
             self.assertTrue(out.rstrip().endswith("1..3"), out)
+
+    def test_skip_is_not_a_pass(self):
+        """A program that passes on base and skips on a topic lost its
+        coverage there: that is a regression too."""
+        with tempfile.TemporaryDirectory() as t:
+            self.boot(t, "base", [("peer", "cow (3s)", "ok", ""), ("peer", "ksm (1s)", "ok", "SKIP")])
+            self.boot(t, "t1", [("peer", "cow (3s)", "ok", "SKIP"), ("peer", "ksm (1s)", "ok", "SKIP")])
+            rc, out, _ = run(os.path.join(S, "peer-compare.py"), t, "base", "t1")
+            self.assertEqual(rc, 1)
+            self.assertIn("not ok 1 - t1: passes on base, fails here: cow (skipped)", out)
 
     def test_no_base(self):
         with tempfile.TemporaryDirectory() as t:

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# make test-scripts itself (KTAP): a test script that crashes, stops short
+# of its plan or prints no plan fails the run, whatever it printed before;
+# one that passes or skips (KSFT_SKIP) does not. Runs test-scripts.sh on a
+# throw-away repository of stub tests.
+set -u
+S=$(cd "$(dirname "$0")/.." && pwd)
+. "$S/ktap.sh"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/repo/scripts/test" "$T/repo/branches/medley"
+cp "$S/test-scripts.sh" "$S/lib.sh" "$T/repo/scripts/"
+echo demo > "$T/repo/branches/medley/order"
+stub() { printf '%s\n' "$2" > "$T/repo/scripts/test/$1"; }
+stub tools.py 'print("ok 1 - py"); print("1..1")'
+stub crash.sh 'echo "ok 1 - a"; echo "ok 2 - b"; exit 139'
+stub short.sh 'echo "1..3"; echo "ok 1 - a"'
+stub good.sh 'echo "ok 1 - a"; echo "1..1"'
+stub skip.sh 'echo "ok 1 - a # SKIP nothing to do"; echo "1..1"; exit 4'
+stub failed.sh 'echo "not ok 1 - a"; echo "1..1"; exit 1'
+MM_OUT=$T/out MM_CACHE=$T/cache bash "$T/repo/scripts/test-scripts.sh" > "$T/o" 2>&1
+rc=$?
+k=$T/out/test-scripts/all.ktap
+[ "$rc" != 0 ] && ok "a run with a crashed script fails" || notok "a run with a crashed script passed (rc $rc)"
+grep -qx 'not ok [0-9]* crash # no plan, after 2 results, exit status 139' "$k" && ok "a crash is named with its results and exit status" || { notok "crash line"; diag "$k"; }
+grep -qx 'not ok [0-9]* short # after 1 of 3 results' "$k" && ok "a script short of its plan fails" || { notok "short line"; diag "$k"; }
+grep -qx 'ok [0-9]* good' "$k" && grep -qx 'ok [0-9]* skip' "$k" && grep -qx 'ok [0-9]* tools' "$k" && ok "passing and skipped scripts pass" || { notok "good, skip, tools"; diag "$k"; }
+grep -qx 'not ok [0-9]* failed' "$k" && ok "a failed result fails its script" || { notok "failed line"; diag "$k"; }
+grep -q '^test-scripts: 6 passed, 3 failed$' "$T/o" && ok "the summary counts a crash and a short script as failures" || { notok "summary"; diag "$T/o"; }
+ktap_exit
