@@ -193,14 +193,24 @@ enroll() {
 # it at the end of its trailers. The commits are rewritten with their own
 # author, committer and dates (the tree, and so the patch-id, is the same).
 signoff_all() {
-	local sob="Signed-off-by: $SENDER" parent c new added=0
+	local sob="Signed-off-by: $SENDER" parent c new added=0 an ae drop real=0 took=0
+	# A sender with a real address takes over the patches whose author is
+	# a placeholder (the fork's group alias is nobody the DCO knows): the
+	# sender becomes their author and the placeholder's sign-off goes; the
+	# original authors stay credited by their Originally-by: trailers.
+	/usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$SENDER_EMAIL" || real=1
 	parent=$(cover_commit)
 	for c in $(git rev-list --reverse "$parent..HEAD"); do
-		if git log -1 --format=%B "$c" | grep -qxF "$sob" && [ "$(git rev-parse "$c^")" = "$parent" ]; then
+		an=$(git log -1 --format=%an "$c") ae=$(git log -1 --format=%ae "$c") drop=
+		if [ $real = 1 ] && /usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$ae"; then
+			drop="Signed-off-by: $an <$ae>" an=$SENDER_NAME ae=$SENDER_EMAIL took=$((took + 1))
+		elif git log -1 --format=%B "$c" | grep -qxF "$sob" && [ "$(git rev-parse "$c^")" = "$parent" ]; then
 			parent=$c; continue
 		fi
-		new=$(git log -1 --format=%B "$c" | git interpret-trailers --if-exists addIfDifferent --trailer "$sob" |
-			GIT_AUTHOR_NAME=$(git log -1 --format=%an "$c") GIT_AUTHOR_EMAIL=$(git log -1 --format=%ae "$c") \
+		new=$(git log -1 --format=%B "$c" |
+			{ if [ -n "$drop" ]; then grep -v -x -F "$drop" || true; else cat; fi; } |
+			git interpret-trailers --if-exists addIfDifferent --trailer "$sob" |
+			GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae \
 			GIT_AUTHOR_DATE=$(git log -1 --format=%ad --date=raw "$c") \
 			GIT_COMMITTER_NAME=$(git log -1 --format=%cn "$c") GIT_COMMITTER_EMAIL=$(git log -1 --format=%ce "$c") \
 			GIT_COMMITTER_DATE=$(git log -1 --format=%cd --date=raw "$c") \
@@ -212,7 +222,7 @@ signoff_all() {
 		git update-ref -m "series.sh: Signed-off-by: $SENDER" "refs/heads/$t" "$parent" "$(git rev-parse HEAD)" || die "could not update branch $t"
 		git reset -q --hard "$parent"
 	fi
-	say "series: $t: signed off by $SENDER ($added patches had no such sign-off)"
+	say "series: $t: signed off by $SENDER ($added patches had no such sign-off$([ $took = 0 ] || echo "; $took taken over from a placeholder author"))"
 }
 
 # prefixes: [..] of line 1 win, else the tracking data, else "6.12"; an RFC

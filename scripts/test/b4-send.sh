@@ -46,8 +46,9 @@ if series; then
 	d=$R/out/series/demo/v1
 	p=$(ls "$d"/000[12]-*.eml 2>/dev/null | wc -l)
 	sobs=$(grep -l "^Signed-off-by: $ME <$MAIL>" "$d"/000[12]-*.eml 2>/dev/null | wc -l)
-	if [ "$p" = 2 ] && [ "$sobs" = 2 ] && grep -q '^Signed-off-by: mm-medley developers' "$d"/0001-*.eml; then
-		ok "make series adds the runner's Signed-off-by ($ME <$MAIL>) to both patches, keeps the author's"
+	if [ "$p" = 2 ] && [ "$sobs" = 2 ] && ! grep -q '^Signed-off-by: mm-medley developers' "$d"/000[12]-*.eml &&
+		grep -q "^From: $ME <$MAIL>" "$d"/0001-*.eml; then
+		ok "make series: the runner ($ME <$MAIL>) signs off both patches and takes over the placeholder alias's authorship"
 	else
 		notok "sender sign-off in the mails ($p patches, $sobs signed by $ME)"; diag "$T/o" | tail -5
 	fi
@@ -103,12 +104,10 @@ git config --global user.email "$MAIL"
 refuse "without sendemail.smtpserver in the user's config" "sendemail.smtpserver is not set" --send=smtp
 git config --global sendemail.smtpserver 127.0.0.1
 git config --global sendemail.smtpserverport "$port"
-refuse "patches signed off by a placeholder address (series-credit)" "series checks failed for demo: series-credit" --send=smtp
 
 # --- a real send through the user's server ---
-for f in "$R/branches/demo"/*.patch; do
-	sed -i "s/^From: mm-medley developers <mm-medley@lists.example.org>/From: $ME <$MAIL>/; s/^Signed-off-by: mm-medley developers <mm-medley@lists.example.org>/Signed-off-by: $ME <$MAIL>/" "$f"
-done
+# (the demo's patches are by the fork's placeholder alias: the sender takes
+# them over, signs off, and no placeholder sign-off is mailed)
 # the fork's settings of before: they must not override the user's
 git -C "$MM_CACHE/base" config sendemail.smtpserver "$R/scripts/sendmail-local"
 git -C "$MM_CACHE/base" config sendemail.from "mm-medley developers <mm-medley@lists.example.org>"
@@ -137,6 +136,10 @@ if series --send=smtp; then
 		grep -q 'linux-api@vger.kernel.org' "$T/smtp/log" && grep -q '^Subject: \[RFC PATCH 6.12 1/2\]' "$T/smtp/0002.eml" \
 		&& ok "SEND=smtp: From and envelope are the user's, linux-api is a recipient, subjects [RFC PATCH n/m]" \
 		|| { notok "SEND=smtp: headers/envelope"; diag "$T/smtp/log"; grep -h '^From:\|^Subject:' "$T/smtp"/*.eml | diag; }
+	grep -q "^Signed-off-by: $ME <$MAIL>" "$T/smtp/0002.eml" && ! grep -q '^Signed-off-by: .*example\.org' "$T/smtp"/*.eml &&
+		[ "$(grep -c '^Originally-by: ' "$T/smtp/0002.eml")" -ge 1 ] \
+		&& ok "SEND=smtp: the sender took over the placeholder's patches: their sign-off, none by the alias, credits kept" \
+		|| { notok "SEND=smtp: sign-offs"; grep -h '^From:\|^Signed-off-by:\|^Originally-by:' "$T/smtp"/*.eml | diag; }
 	git -C "$wt" rev-parse -q --verify refs/tags/sent/demo-v1 >/dev/null && [ -s "$R/cover-letters/demo.sent/v1.tag" ] \
 		&& ok "SEND=smtp: sent/demo-v1 tagged and saved, now at v2" || notok "SEND=smtp: no sent/demo-v1 tag"
 	[ -z "$(git -C "$MM_CACHE/base" config --local --get sendemail.smtpserver)" ] \
