@@ -7,9 +7,7 @@ set -u
 S=$(cd "$(dirname "$0")/.." && pwd)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 echo "TAP version 13"
 printf 'processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic vmx sse2\n' > "$T/cpu-vmx"
 printf 'processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic svm sse2\n' > "$T/cpu-svm"
@@ -54,5 +52,4 @@ k=$(MM_CACHE="$T/cache" MM_BOOT_ID="$T/boot1" bash "$S/accel.sh" --tsc-khz 2>"$T
 [ "${k:-0}" -gt 100000 ] 2>/dev/null && [ "$k" -lt 10000000 ] && ok "--tsc-khz measures the host TSC: $k kHz" || notok "--tsc-khz: '$k' ($(cat "$T/err"))"
 echo 12345 > "$T/cache/accel/11111111-aaaa.tsc-khz"
 [ "$(MM_CACHE="$T/cache" MM_BOOT_ID="$T/boot1" bash "$S/accel.sh" --tsc-khz)" = 12345 ] && ok "--tsc-khz is kept per host boot" || notok "--tsc-khz measured again"
-echo "1..$n"
-[ $fails = 0 ]
+ktap_exit

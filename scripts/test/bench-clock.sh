@@ -8,9 +8,7 @@ S=$(cd "$(dirname "$0")/.." && pwd)
 set +e
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 echo "TAP version 13"
 # A no-ACPI kernel under TCG: tsc first, then the watchdog's fallback.
 printf '%s\r\n' "[    0.000000] Linux version 6.12.118+" \
@@ -46,5 +44,4 @@ cp "$T/meta.txt" "$T/out/bench/demo/"
 h=$T/out/report/index.html
 grep -q 'Comparison refused' "$h" && ! grep -q '<td>5000</td>' "$h" && ok "the page refuses the comparison and leaves out the table" || notok "page shows a refused comparison"
 grep -q 'accel topic: tcg' "$h" && grep -q 'clocksource base: hpet' "$h" && ok "the page shows each boot's accelerator and clocksource" || notok "accel/clocksource not on the page"
-echo "1..$n"
-[ $fails = 0 ]
+ktap_exit

@@ -8,9 +8,7 @@ S=$(cd "$(dirname "$0")/.." && pwd)
 . "$S/distcc.sh"
 set +e
 T=$(mktemp -d)
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 echo "TAP version 13"
 # a listener on a free port, and a port nobody listens on
 /usr/bin/python3 -c '
@@ -35,5 +33,4 @@ is "$(setup "127.0.0.1:$down")" "none|none|none" "no host answers: a local build
 grep -q 'building locally' "$T/err" && ok "and it says so" || notok "no word of the local fall-back"
 s=$(date +%s); setup "10.255.255.1/4" >/dev/null; e=$(( $(date +%s) - s ))
 [ $e -le 5 ] && ok "a host that never answers costs the probe's timeout (${e}s)" || notok "probe took ${e}s"
-echo "1..$n"
-[ $fails = 0 ]
+ktap_exit

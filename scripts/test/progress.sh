@@ -9,9 +9,7 @@ S=$(cd "$(dirname "$0")/.." && pwd)
 set +e
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0 fails=0
-ok()    { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
+. "$S/ktap.sh"
 is() { if [ "$1" = "$2" ]; then ok "$3"; else notok "$3: wanted '$2', got '$1'"; fi; }
 echo "TAP version 13"
 R=$T/runs; mkdir -p "$R"
@@ -69,5 +67,4 @@ failing() { grep -q nothing /dev/null; }
 ( set -euo pipefail; sleep 3 & p=$!
   PROGRESS_EVERY=1 PROGRESS_TICK=0.5 progress_watch $p "strict" "" failing 10 objects failing 2>/dev/null; echo survived ) > "$T/strict"
 grep -q survived "$T/strict" && ok "failing count and detail functions do not end a set -e caller" || notok "progress_watch ended a set -e caller"
-echo "1..$n"
-[ $fails = 0 ]
+ktap_exit
