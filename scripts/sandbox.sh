@@ -56,9 +56,13 @@ sb_demo() {
 	export GIT_AUTHOR_NAME="mm-medley developers" GIT_AUTHOR_EMAIL=mm-medley@lists.example.org
 	export GIT_COMMITTER_NAME="$GIT_AUTHOR_NAME" GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 	GIT_INDEX_FILE=$idx git -C "$base" read-tree "$tag"
-	git -C "$base" show "$tag:mm/ksm.c" | sed '0,/^#include/s//\/* Demo for the b4 round trip: this comment is all the patch does. *\/\n#include/' >"$tmp/ksm.c"
-	blob=$(git -C "$base" hash-object -w "$tmp/ksm.c")
-	GIT_INDEX_FILE=$idx git -C "$base" update-index --cacheinfo "100644,$blob,mm/ksm.c"
+	# demo_comment FILE TEXT: the base's FILE with the comment TEXT before
+	# its first #include, staged in the scratch index
+	demo_comment() {
+		git -C "$base" show "$tag:$1" | sed "0,/^#include/s//\/* $2 *\/\n#include/" >"$tmp/${1##*/}"
+		GIT_INDEX_FILE=$idx git -C "$base" update-index --cacheinfo "100644,$(git -C "$base" hash-object -w "$tmp/${1##*/}"),$1"
+	}
+	demo_comment mm/ksm.c "Demo for the b4 round trip: this comment is all the patch does."
 	c1=$(printf '%s\n' "mm/ksm: note the b4 demo at the top of the file" "" \
 		"A comment only, so that the round trip of the submission tooling has" \
 		"a patch for the KSM maintainers to review." "" \
@@ -66,9 +70,7 @@ sb_demo() {
 		"Link: https://lore.kernel.org/r/20250101000000.1-demo@example.org" \
 		"Signed-off-by: mm-medley developers <mm-medley@lists.example.org>" |
 		git -C "$base" commit-tree "$(GIT_INDEX_FILE=$idx git -C "$base" write-tree)" -p "$tag")
-	git -C "$base" show "$tag:mm/page_alloc.c" | sed '0,/^#include/s//\/* Demo for the b4 round trip: a second, independent comment. *\/\n#include/' >"$tmp/page_alloc.c"
-	blob=$(git -C "$base" hash-object -w "$tmp/page_alloc.c")
-	GIT_INDEX_FILE=$idx git -C "$base" update-index --cacheinfo "100644,$blob,mm/page_alloc.c"
+	demo_comment mm/page_alloc.c "Demo for the b4 round trip: a second, independent comment."
 	c2=$(printf '%s\n' "mm/page_alloc: note the b4 demo at the top of the file" "" \
 		"A second comment-only patch, touching a file with other maintainers," \
 		"so that the To/Cc of the two patches differ." "" \
