@@ -31,7 +31,10 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 # cores, and base's build) and the light lane (the scripts' tests and the
 # round trips, single-threaded; then each boot as soon as its kernel is
 # built; the peer comparison last). One kernel build at a time still holds:
-# the light lane only boots kernels already built. CHECK_LANES=1: one lane.
+# the light lane only boots kernels already built. The kernel lane, its
+# builds done, takes the boots the light lane has not started (claim,
+# steal below): in a warm run the builds end within minutes and the boots
+# are most of the run. CHECK_LANES=1: one lane.
 # The medley is built first: its boot is the longest of all (89 tests on
 # two NUMA nodes), and it then runs beside the topics' check-series rather
 # than after the last build, where nothing else is left to overlap it (after
@@ -184,6 +187,21 @@ needs() {
 }
 # wait_for STEP PID: until the kernel lane has done STEP (or has ended)
 wait_for() { while [ ! -e "$res/done/$(echo "$1" | tr ' ' -)" ] && kill -0 "$2" 2>/dev/null; do sleep 3; done; }
+# claim STEP: the lane that claims a light step first runs it (mkdir is
+# atomic), so a lane with nothing left of its own takes the other's work.
+mkdir -p "$res/claim"
+claim() { mkdir "$res/claim/$(echo "$1" | tr ' ' -)" 2>/dev/null; }
+# steal: what the kernel lane does once its builds are done: the boots whose
+# kernel is built and that the light lane has not started, the longest
+# first (the medley's), so that neither core idles at the end of a warm run.
+steal() {
+	local s
+	for s in "boot medley" "${lane_l[@]}"; do
+		case $s in boot\ *) ;; *) continue ;; esac
+		[ -e "$res/done/$(needs "$s" | tr ' ' -)" ] || continue
+		if claim "$s"; then step "$s"; fi
+	done
+}
 step base
 if [ "${CHECK_LANES:-2}" = 1 ]; then
 	# One lane: the light steps that need no kernel, then each kernel step
@@ -205,20 +223,35 @@ else
 	# whole kernel lane would land in the cpu column of whichever light
 	# step was running when it ended (a warm run's defrag-mode round
 	# trip showed 220 CPU-s in 45 s).
-	( ( for s in "${lane_k[@]}"; do step "$s"; done; : > "$res/done/kernel-lane" ) &
+	( ( for s in "${lane_k[@]}"; do step "$s"; done; steal; : > "$res/done/kernel-lane" ) &
 	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")
 	for s in "${lane_l[@]}"; do
 		if [ -n "$(needs "$s")" ]; then wait_for "$(needs "$s")" "$kpid"; fi
 		# The peer comparison reads every boot, and the kernel lane's end.
 		if [ "$s" = peer ]; then wait_for "kernel lane" "$kpid"; fi
-		step "$s"
+		if claim "$s"; then step "$s"; fi
 	done
 	wait_for "kernel lane" "$kpid"
 fi
 read -r pass fail xfail < <(awk -F'\t' '{ p += $2; if ($3 ~ /^xfail:/) x++; else f += $3 } END { print p + 0, f + 0, x + 0 }' "$res/summary.tsv")
 say ""
 column -t -s "$(printf '\t')" "$res/summary.tsv" | cut -c1-100 >&2
+# What failed, by name, where a reader of CI's last lines sees it; and the
+# failed steps' logs (a boot's console too) kept beside the run's record in
+# the cache, which outlives CI's clone.
+keep=${runfile%.tsv}
+while IFS=$'\t' read -r s p f _ _ log; do
+	case $f in 0|xfail:*) continue ;; esac
+	say "check: FAIL $s:"
+	mkdir -p "$keep"
+	log=${log% (stopped at the budget)}; ktap=${log%.log}.ktap
+	{ grep -a '^ *not ok' "$ktap" 2>/dev/null || echo "  (no result: see the log)"; } | head -20 |
+		sed 's/^ */  /' | tee -a "$keep/failed.txt" >&2
+	cp "$log" "$ktap" "$keep/" 2>/dev/null || true
+	case $s in boot\ *) cp "$OUT/boot/${s#boot }/console.log" "$keep/console-${s#boot }.log" 2>/dev/null || true ;; esac
+done < "$res/summary.tsv"
+[ ! -d "$keep" ] || say "check: the failed steps' logs are kept in $keep/"
 say "check: $(( $(date +%s) - t0 ))s ($cache_state start)"
 echo "# total $(( $(date +%s) - t0 ))s: $pass passed, $fail failed, $xfail known failures" >> "$runfile"
 [ $xfail = 0 ] || say "check: $xfail steps failed as known (checks/known-failures)"

@@ -144,7 +144,8 @@ times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 
 	done
 	echo "ok 1 - round trip"
 	EOF
-	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; printf "KTAP version 1\n1..1\nok 1 t\n" > "$MM_OUT/boot/$1/results.ktap"; echo "$1: 1 passed, 0 failed"' > "$st/boot.sh"
+	# (STUB_FAIL=<topic>: that topic's boot fails its test)
+	printf '%s\n' 'mkdir -p "$MM_OUT/boot/$1"; r=ok; [ "${STUB_FAIL:-}" != "$1" ] || r="not ok"; printf "KTAP version 1\n1..1\n$r 1 t\n" > "$MM_OUT/boot/$1/results.ktap"; echo console > "$MM_OUT/boot/$1/console.log"; echo "$1: done"' > "$st/boot.sh"
 	printf '%s\n' 'print("ok 1 - peer")' > "$st/peer-compare.py"
 	MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
 	cat "$d/out/check/summary.tsv"
@@ -154,8 +155,22 @@ times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 
 	# burn (2 s, at least 1 after rounding), the round trip (asleep) nothing
 	awk -F'\t' '$1 ~ /^(build|check-series)/ && $5 < 1 { bad = 1; print "no CPU counted: " $0 }
 		$1 == "roundtrip t1" && $5 > 1 { bad = 1; print "the kernel lane counted in: " $0 }
-		END { exit bad }' "$d/out/check/summary.tsv"
+		END { exit bad }' "$d/out/check/summary.tsv" || return 1
+	# The kernel lane, its builds done, takes the boots: the round trip
+	# waits for its end, so every boot is recorded before the round trip.
+	awk -F'\t' '$1 ~ /^boot/ { b = NR } $1 == "roundtrip t1" { r = NR } END { exit !(b && r && b < r) }' "$d/out/check/summary.tsv" ||
+		{ echo "the kernel lane did not take the boots"; return 1; }
 }
 check "make check counts each step's own CPU, not the other lane's" lanes
+# A failed step is named at the end, with its failed results, and its logs
+# (a boot's console too) are kept in the cache beside the run's record.
+failnamed() {
+	local d=$T/lanes st=$T/lanes/repo/scripts
+	rm -rf "$d/out" "$d/cache/check-runs"
+	! MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 CHECK_LANES=1 STUB_FAIL=t1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
+	grep -q '^check: FAIL boot t1:' "$d/o" && grep -q '^  not ok 1 t$' "$d/o" || { cat "$d/o"; return 1; }
+	ls "$d"/cache/check-runs/*/console-t1.log "$d"/cache/check-runs/*/boot-t1.log "$d"/cache/check-runs/*/failed.txt >/dev/null
+}
+check "a failed step is named at the end and its logs kept in the cache" failnamed
 echo "# foundation: $((ktap_n - ktap_fails)) passed, $ktap_fails failed"
 ktap_exit
