@@ -25,7 +25,13 @@ _spec.loader.exec_module(RESULTS)
 def run(*args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.run([PY] + list(args), capture_output=True, text=True, env=e)
+    # (a bound on a tool that loops, so that it fails here instead of
+    # hanging make test-scripts; no test reads how long a tool took)
+    try:
+        p = subprocess.run([PY] + list(args), capture_output=True, text=True, env=e, timeout=600)
+    except subprocess.TimeoutExpired as x:
+        return -1, (x.stdout or b"").decode(errors="replace") if isinstance(x.stdout, bytes) else (x.stdout or ""), \
+            f"{args[0]} did not finish in 600 s"
     return p.returncode, p.stdout, p.stderr
 
 
@@ -113,6 +119,36 @@ class ResultsJson(unittest.TestCase):
             self.assertEqual(rc, 1, out)
             self.assertIn("suite suite_a: after 2 of 3 results", out)
 
+    def test_topic_parser_bounded(self):
+        """kunit_parser runs in a child bounded in time as well as in work:
+        a parser that never returns (here a stand-in that loops) fails the
+        topic with a line that says so, and results.py still ends."""
+        d = os.path.join(FIX, "results", "plan-first")
+        with tempfile.TemporaryDirectory() as t:
+            k = os.path.join(t, "kunit")
+            os.makedirs(k)
+            open(os.path.join(k, "kunit.py"), "w").write("")
+            open(os.path.join(k, "kunit_printer.py"), "w").write(
+                "class Printer:\n    def __init__(self, out):\n        pass\n")
+            open(os.path.join(k, "kunit_parser.py"), "w").write(
+                "def parse_test(*a):\n    pass\n\ndef extract_tap_lines(lines):\n    while True:\n        pass\n")
+            rc, out, err = run(os.path.join(S, "results.py"), os.path.join(d, "console.log"),
+                               os.path.join(d, "results.txt"),
+                               env={"MM_KUNIT_DIR": k, "MM_PARSER_TIMEOUT": "2"})
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("sksm: tools/testing/kunit's kunit_parser: it did not finish in 2 s", squash(out))
+
+    def test_plan_last_without_the_tree(self):
+        """No base tree: a plan after the results still fails the topic,
+        by this reader's own check."""
+        d = os.path.join(FIX, "results", "plan-last")
+        with tempfile.TemporaryDirectory() as t:
+            rc, out, _ = run(os.path.join(S, "results.py"), os.path.join(d, "console.log"),
+                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 1, out)
+            self.assertIn("kpromoted: after 2 of 2 results, exit status 0; its plan comes after its results", out)
+            self.assertNotIn("kunit_parser", out)
+
     def test_splat_only(self):
         with tempfile.TemporaryDirectory() as t:
             c = os.path.join(t, "c.log")
@@ -138,7 +174,7 @@ class ResultsJson(unittest.TestCase):
             text = open(k).read()
             self.assertTrue(text.startswith("KTAP version 1\n"), text)
             self.assertIn("    ok 1 a\n", text)
-            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139\n", text)
+            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139", text)
             self.assertIn("\nnot ok 1 sksm\n", text)
 
     def test_ktap_counts_agree_with_json(self):
