@@ -2,14 +2,11 @@
 # Builds through distcc (TAP): which DISTCC_HOSTS answer (a listener on
 # 127.0.0.1 stands in for distccd, a closed port for a host that is down),
 # the slots that set -j, and the fall-back to a local build.
-set -u
-S=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/prelude.lib"
 . "$S/lib.sh"
 . "$S/distcc.sh"
 set +e
-T=$(mktemp -d)
-. "$S/ktap.sh"
-echo "TAP version 13"
+IS_DETAIL=$T/err
 # a listener on a free port, and a port nobody listens on; it lives until
 # the test ends (killed below), and the read waits for its ports
 mkfifo "$T/ports"
@@ -24,7 +21,6 @@ trap 'kill $lp 2>/dev/null; rm -rf "$T"' EXIT
 read -r up down < "$T/ports"
 setup() { ( DISTCC_HOSTS=$1; unset CCACHE_PREFIX DISTCC_JOBS; distcc_setup 2>"$T/err"
 	echo "${DISTCC_HOSTS:-none}|${CCACHE_PREFIX:-none}|${DISTCC_JOBS:-none}" ) }
-is() { if [ "$1" = "$2" ]; then ok "$3"; else notok "$3: wanted '$2', got '$1' ($(cat "$T/err"))"; fi; }
 is "$( unset DISTCC_HOSTS; distcc_setup 2>/dev/null; echo "${CCACHE_PREFIX:-none}")" none "no DISTCC_HOSTS: nothing changes"
 is "$(setup "127.0.0.1:$up/6")" "127.0.0.1:$up/6|distcc|6" "a host that answers: through distcc, -j its 6 slots"
 is "$(setup "127.0.0.1:$up")" "127.0.0.1:$up|distcc|4" "no slots given: distcc's default of 4"

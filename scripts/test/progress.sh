@@ -2,16 +2,10 @@
 # Progress and time left (TAP): the estimator on fixture records of earlier
 # make check runs (check-runs/*.tsv), the line it prints, and the watcher's
 # output off a terminal (one line per PROGRESS_EVERY, not one per tick).
-set -u
-S=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/prelude.lib"
 . "$S/lib.sh"
 . "$S/progress.sh"
 set +e
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. "$S/ktap.sh"
-is() { if [ "$1" = "$2" ]; then ok "$3"; else notok "$3: wanted '$2', got '$1'"; fi; }
-echo "TAP version 13"
 R=$T/runs; mkdir -p "$R"
 run() { # FILE STATE then "step passed failed seconds" lines
 	local f=$R/$1 st=$2; shift 2
