@@ -129,13 +129,18 @@ def kunit_tree(console_path, console):
                                                      else [f"kunit.py parse exited {p.returncode}"])
 
 
+def status_word(r):
+    """A result as kunit_parser's TestStatus names it."""
+    return "SKIPPED" if r[2] == "SKIP" else ("SUCCESS" if r[0] == "ok" else "FAILURE")
+
+
 def topic_tap(results):
     """Each topic's results between '### topic T' and '### end T rc=N', and
     the topics that did not complete: a runner that exited non-zero, no
     plan, more than one plan at the top level, a count of results other
     than the plan, no end line; a nested (indented) subtest whose count is
     not its plan. Indented results count as tests of the topic too."""
-    res, problems, incomplete = [], [], []
+    res, problems, incomplete, tops = [], [], [], {}
     cur = None
     # guest/init writes KTAP: a plan of topics, each topic's output
     # indented by four under its '### topic' line (older runs: no plan,
@@ -156,6 +161,9 @@ def topic_tap(results):
         why = []
         if cur["plans"] > 1:
             why.append("more than one plan at the top level (a nested program's TAP not indented?)")
+        elif cur["late_plan"]:
+            why.append("its plan comes after its results (KTAP wants it first)")
+        tops[t] = cur["top"]
         if rc is None or rc != 0 or plan is None or n != plan or why:
             msg = f"{t}: after {n} of {'?' if plan is None else plan} results"
             if plan is None:
@@ -169,7 +177,7 @@ def topic_tap(results):
         if m:
             if cur:
                 finish(None)
-            cur = dict(topic=m.group(1), plan=None, plans=0, n=0, nested=None)
+            cur = dict(topic=m.group(1), plan=None, plans=0, n=0, nested=None, late_plan=False, top=[])
             started += 1
             continue
         m = re.match(r"^### end (\S+) rc=(\d+)", line)
@@ -194,10 +202,12 @@ def topic_tap(results):
                 cur["plans"] += 1
                 if cur["plan"] is None:
                     cur["plan"] = int(m.group(1))
+                    cur["late_plan"] = cur["n"] > 0
                 continue
             r = tap(body)
             if r:
                 cur["n"] += 1
+                cur["top"].append(status_word(r))
                 close_nested(r[1])
                 res.append((cur["topic"], r[1], r[0], r[2]))
             continue
@@ -218,7 +228,128 @@ def topic_tap(results):
         finish(None)
     if run_plan is not None and started < run_plan:
         problems.append(("topics", f"topics: after {started} of {run_plan} topics"))
-    return res, problems, incomplete
+    return res, problems, incomplete, tops
+
+
+def topic_blocks(results):
+    """Each topic's lines between '### topic T' and its end line (or the
+    next topic, or the end), unindented as topic_tap reads them:
+    [(topic, lines)]."""
+    first = next((l.strip() for l in results if l.strip()), "")
+    wrapped = first.startswith("KTAP version")
+    blocks, cur = [], None
+    for line in results:
+        line = line.rstrip("\r\n")
+        m = re.match(r"^### (topic|end) (\S+)", line)
+        if m:
+            cur = None
+            if m.group(1) == "topic":
+                cur = (m.group(2), [])
+                blocks.append(cur)
+            continue
+        if cur is not None:
+            cur[1].append(line[4:] if wrapped and line.startswith("    ") else line)
+    return blocks
+
+
+class Stuck(Exception):
+    pass
+
+
+def tree_parse_blocks(kdir, blocks):
+    """kunit_parser (tools/testing/kunit) on each block: {topic: {"top":
+    the statuses of its top-level results or None, "errors": [...]}}.
+    Bounded in work, not only in time: kunit_parser loops for ever on a
+    plan after the results (each turn parses a "test" that takes no line),
+    so a block may call its parse_test at most once per line and once per
+    planned test; past that the parse stops and says where it stuck."""
+    import io
+    sys.path.insert(0, kdir)
+    import kunit_parser
+    import kunit_printer
+    orig = kunit_parser.parse_test
+    out = {}
+    for topic, lines in blocks:
+        buf = io.StringIO()
+        kunit_parser.stdout = kunit_printer.Printer(buf)
+        budget = [len(lines) + sum(int(m.group(1)) for m in (re.match(r"^\s*1\.\.(\d+)", l) for l in lines) if m) + 2]
+
+        def bounded(stream, expected_num, log, is_subtest):
+            budget[0] -= 1
+            if budget[0] < 0:
+                at = stream.peek().strip()
+                raise Stuck(f"stopped making progress at '{at}' (line {stream.line_number()} of the block)"
+                            + (": a plan after the results, which it would loop on for ever"
+                               if PLAN.match(at) else ""))
+            return orig(stream, expected_num, log, is_subtest)
+        kunit_parser.parse_test = bounded
+        top, errors = None, []
+        try:
+            stream = kunit_parser.extract_tap_lines(lines)
+            if not stream:
+                errors.append("no KTAP or TAP version line")
+            else:
+                test = bounded(stream, 0, [], False)
+                top = [t.status.name for t in test.subtests]
+        except Stuck as e:
+            errors.append(str(e))
+        except Exception as e:      # its own error on input it cannot read
+            errors.append(f"it failed: {type(e).__name__}: {e}")
+        finally:
+            kunit_parser.parse_test = orig
+        said = []
+        for l in buf.getvalue().splitlines():
+            if "[ERROR]" in l:
+                e = re.sub(r"^Test: main: ", "", l.split("[ERROR]", 1)[1].strip())
+                said.append(e)
+        # each message once, with how often it came
+        errors[:0] = [e + (f" (x{said.count(e)})" if said.count(e) > 1 else "")
+                      for i, e in enumerate(said) if e not in said[:i]]
+        out[topic] = {"top": top, "errors": errors}
+    return out
+
+
+def topic_tree(blocks):
+    """tree_parse_blocks in a child process bounded in time as well
+    (MM_PARSER_TIMEOUT, 120 s: a backstop, a parse takes milliseconds),
+    or None when the tree is not there."""
+    d = kunit_dir()
+    if d is None or not blocks:
+        return None
+    secs = int(os.environ.get("MM_PARSER_TIMEOUT", "120"))
+    try:
+        p = subprocess.run([sys.executable, os.path.abspath(__file__), "--tree-parse", d, "-"],
+                           input=json.dumps(blocks), capture_output=True, text=True, timeout=secs)
+    except subprocess.TimeoutExpired:
+        return {t: {"top": None, "errors": [f"it did not finish in {secs} s"]} for t, _ in blocks}
+    try:
+        return json.loads(p.stdout)
+    except ValueError:
+        err = (p.stderr.strip().splitlines() or [f"exit status {p.returncode}"])[-1]
+        return {t: {"top": None, "errors": [f"it failed: {err}"]} for t, _ in blocks}
+
+
+def tally(statuses):
+    c = {}
+    for x in statuses:
+        c[x] = c.get(x, 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "none"
+
+
+def tree_disagrees(tree, tops):
+    """What kunit_parser finds wrong with each topic that this reader's own
+    checks would not have failed it for: its errors, or top-level results
+    other than the ones read here. {topic: [message]}."""
+    out = {}
+    for t, v in (tree or {}).items():
+        why = list(v["errors"])
+        ours = tops.get(t, [])
+        if v["top"] is not None and v["top"] != ours:
+            why.append(f"it reads {len(v['top'])} results ({tally(v['top'])}), "
+                       f"this reader {len(ours)} ({tally(ours)})")
+        if why:
+            out[t] = why
+    return out
 
 
 def ktap_name(s):
@@ -308,9 +439,14 @@ def main():
     ap.add_argument("--splat-only", action="store_true")
     ap.add_argument("--count-ktap", action="store_true",
                     help="print the passed and failed leaves of the KTAP file given")
+    ap.add_argument("--tree-parse", metavar="KUNIT_DIR",
+                    help="(internal) kunit_parser on the JSON [[topic, lines]] on stdin")
     ap.add_argument("console")
     ap.add_argument("results", nargs="?")
     a = ap.parse_args()
+    if a.tree_parse:
+        json.dump(tree_parse_blocks(a.tree_parse, json.load(sys.stdin)), sys.stdout)
+        return 0
     if a.count_ktap:
         print(*count_ktap(a.console))
         return 0
@@ -330,7 +466,19 @@ def main():
     tree = kunit_tree(a.console, console)
     if tree and not kprob:
         kprob.append(("kunit", "KUnit, as tools/testing/kunit/kunit.py parse reads it: " + "; ".join(tree[:5])))
-    trows, tprob, incomplete = topic_tap(results)
+    trows, tprob, incomplete, tops = topic_tap(results)
+    # Each topic's KTAP as the tree's own parser reads it: where it finds
+    # something wrong, the topic fails (once: a topic that failed its own
+    # checks already gets the parser's words added to that line).
+    ttree = topic_tree(topic_blocks(results))
+    for t, why in tree_disagrees(ttree, tops).items():
+        msg = "tools/testing/kunit's kunit_parser: " + "; ".join(why[:3])
+        mine = [i for i, p in enumerate(tprob) if p[0] == t]
+        i = next((i for i in mine if tprob[i][1].startswith(t + ":")), mine[0] if mine else None)
+        if i is None:
+            tprob.append((t, f"{t}: {msg}"))
+        else:
+            tprob[i] = (t, f"{tprob[i][1]}; {msg}")
     rows, problems = krows + trows, kprob + tprob
     passed = sum(1 for r in rows if r[2] == "ok" and r[3] != "SKIP")
     skipped = sum(1 for r in rows if r[3] == "SKIP")
@@ -357,6 +505,7 @@ def main():
                        "problems": [dict(group=g, message=m) for g, m in problems],
                        "incomplete": incomplete,
                        "kunit_parser": None if tree is None else {"errors": tree},
+                       "topic_parser": ttree,
                        "passed": passed, "failed": failed, "skipped": skipped}, f, indent=1)
     if a.ktap:
         write_ktap(a.ktap, rows, problems, done, bad)

@@ -2,16 +2,10 @@
 # Progress and time left (TAP): the estimator on fixture records of earlier
 # make check runs (check-runs/*.tsv), the line it prints, and the watcher's
 # output off a terminal (one line per PROGRESS_EVERY, not one per tick).
-set -u
-S=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/prelude.lib"
 . "$S/lib.sh"
 . "$S/progress.sh"
 set +e
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. "$S/ktap.sh"
-is() { if [ "$1" = "$2" ]; then ok "$3"; else notok "$3: wanted '$2', got '$1'"; fi; }
-echo "TAP version 13"
 R=$T/runs; mkdir -p "$R"
 run() { # FILE STATE then "step passed failed seconds" lines
 	local f=$R/$1 st=$2; shift 2
@@ -48,23 +42,34 @@ is "$(progress_line 130 100)" "  2m10s  30s over the estimate (1m40s)" "past the
 is "$(progress_line 60 900 300 1200 objects)" "  1m00s  300/1200 objects  ~3m00s left" "time left from the counts when there are"
 is "$(progress_line 60 "" 12 "" objects)" "  1m00s  12 objects" "a count without a total: no guess"
 is "$(progress_line 5 "")" "     5s" "nothing known: elapsed time only"
+# progress_watch on a clock of its own: date and sleep stand-ins (shell
+# functions, which progress_watch calls before any command of that name).
+# Each "sleep" moves the clock one second; at second $stop the watched
+# process is ended. Nothing here waits on the real clock, so what is
+# printed does not depend on how fast or busy the machine is.
+cat > "$T/clock.sh" <<'CLOCK'
+clock=1000 stop=${stop:-5}
+date() { echo "$clock"; }
+sleep() { clock=$((clock + 1)); if [ $((clock - 1000)) -ge "$stop" ]; then kill "$watched"; wait "$watched" || true; fi; return 0; }
+CLOCK
+watch_fake() { # LABEL EST [COUNT_FN TOTAL UNIT] [DETAIL_FN], on the fake clock
+	( . "$T/clock.sh"; tail -f /dev/null & watched=$!; trap 'kill $watched 2>/dev/null || true' EXIT; progress_watch $watched "$@" )
+}
 # off a terminal: one line per PROGRESS_EVERY seconds, not per tick
-sleep 5 & p=$!
-PROGRESS_EVERY=2 PROGRESS_TICK=0.5 progress_watch $p "demo" 100 2>"$T/w" </dev/null
-l=$(wc -l < "$T/w")
-[ "$l" -ge 1 ] && [ "$l" -le 3 ] && ok "off a terminal, a 5 s step prints 1-3 lines at PROGRESS_EVERY=2 ($l)" || notok "watch printed $l lines: $(cat "$T/w")"
-grep -q '^demo.*left' "$T/w" && ! grep -q $'\r' "$T/w" && ok "those lines have the time left and no carriage return" || notok "watch lines: $(cat -A "$T/w")"
+PROGRESS_EVERY=2 stop=5 watch_fake demo 100 2>"$T/w" </dev/null
+is "$(cat "$T/w")" "$(printf 'demo     2s  ~1m38s left\ndemo     4s  ~1m36s left')" \
+	"off a terminal, a 5 s step prints a line at 2 s and 4 s at PROGRESS_EVERY=2, with the time left"
+! grep -q $'\r' "$T/w" && ok "and no carriage return" || notok "watch lines: $(cat -A "$T/w")"
 # on a terminal (script(1) gives one): the line is rewritten in place
 if command -v script >/dev/null; then
 	# (CI set means "not a terminal" to progress_watch: this case is a terminal)
-	env -u CI script -qfc "bash -c '. \"$S/lib.sh\"; . \"$S/progress.sh\"; sleep 3 & PROGRESS_TICK=0.5 progress_watch \$! tty 100'" /dev/null > "$T/tty" 2>&1
-	# (each tick: carriage return, the line, erase to its end)
-	grep -q $'\rtty .*left\033\[K' "$T/tty" && ok "on a terminal the line is rewritten in place (\\r ... ESC[K)" || notok "terminal output: $(cat -A "$T/tty" | head -3)"
+	env -u CI script -qfc "bash -c '. \"$S/lib.sh\"; . \"$S/progress.sh\"; stop=3; . \"$T/clock.sh\"; tail -f /dev/null & watched=\$!; progress_watch \$watched tty 100'" /dev/null > "$T/tty" 2>&1
+	# (each tick: carriage return, the line, erase to its end; a line per tick)
+	is "$(grep -o $'\rtty [^\033]*left\033\\[K' "$T/tty" | wc -l)" 3 "on a terminal the line is rewritten in place (\\r ... ESC[K), once a tick"
 fi
 # callers run under set -euo pipefail: a detail or count function that
 # fails (grep finding nothing yet) must not end them
 failing() { grep -q nothing /dev/null; }
-( set -euo pipefail; sleep 3 & p=$!
-  PROGRESS_EVERY=1 PROGRESS_TICK=0.5 progress_watch $p "strict" "" failing 10 objects failing 2>/dev/null; echo survived ) > "$T/strict"
+( set -euo pipefail; PROGRESS_EVERY=1 stop=3 watch_fake "strict" "" failing 10 objects failing 2>/dev/null; echo survived ) > "$T/strict"
 grep -q survived "$T/strict" && ok "failing count and detail functions do not end a set -e caller" || notok "progress_watch ended a set -e caller"
 ktap_exit

@@ -25,8 +25,29 @@ _spec.loader.exec_module(RESULTS)
 def run(*args, env=None):
     e = dict(os.environ)
     e.update(env or {})
-    p = subprocess.run([PY] + list(args), capture_output=True, text=True, env=e)
+    # (a bound on a tool that loops, so that it fails here instead of
+    # hanging make test-scripts; no test reads how long a tool took)
+    try:
+        p = subprocess.run([PY] + list(args), capture_output=True, text=True, env=e, timeout=600)
+    except subprocess.TimeoutExpired as x:
+        return -1, (x.stdout or b"").decode(errors="replace") if isinstance(x.stdout, bytes) else (x.stdout or ""), \
+            f"{args[0]} did not finish in 600 s"
     return p.returncode, p.stdout, p.stderr
+
+
+def results(*args, env=None):
+    """scripts/results.py ARGS..."""
+    return run(os.path.join(S, "results.py"), *args, env=env)
+
+
+def fixture(case):
+    """A results fixture's console.log (medley-real's when it has none of
+    its own) and results.txt."""
+    d = os.path.join(FIX, "results", case)
+    console = os.path.join(d, "console.log")
+    if not os.path.exists(console):
+        console = os.path.join(FIX, "results", "medley-real", "console.log")
+    return console, os.path.join(d, "results.txt")
 
 
 def squash(s):
@@ -44,8 +65,7 @@ class ResultsFixtures(unittest.TestCase):
                         for e in expect if e.startswith("console ")), os.path.join(d, "console.log"))
         with tempfile.TemporaryDirectory() as t:
             js = os.path.join(t, "r.json")
-            rc, out, err = run(os.path.join(S, "results.py"), "--name", case, "--json", js,
-                               console, os.path.join(d, "results.txt"))
+            rc, out, err = results("--name", case, "--json", js, console, os.path.join(d, "results.txt"))
             lines = [squash(x) for x in out.splitlines()]
             msg = f"\n--- results.py said (rc {rc}):\n{out}{err}"
             for e in expect:
@@ -84,11 +104,9 @@ _add_fixture_tests()
 
 class ResultsJson(unittest.TestCase):
     def test_json_names_the_incomplete_topic(self):
-        d = os.path.join(FIX, "results", "crash-sksm")
         with tempfile.TemporaryDirectory() as t:
             js = os.path.join(t, "r.json")
-            run(os.path.join(S, "results.py"), "--json", js,
-                os.path.join(d, "console.log"), os.path.join(d, "results.txt"))
+            results("--json", js, *fixture("crash-sksm"))
             j = json.load(open(js))
             self.assertEqual(j["passed"], 2)
             self.assertEqual(j["failed"], 1)
@@ -100,45 +118,68 @@ class ResultsJson(unittest.TestCase):
     def test_without_the_tree_parser(self):
         """No base tree: the KUnit plan checks still run, the tree's parser
         is left out (and the JSON says so)."""
-        d = os.path.join(FIX, "results", "kunit-numbering")
+        fx = fixture("kunit-numbering")
         with tempfile.TemporaryDirectory() as t:
             js = os.path.join(t, "r.json")
-            rc, out, _ = run(os.path.join(S, "results.py"), "--json", js, os.path.join(d, "console.log"),
-                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            rc, out, _ = results("--json", js, *fx, env={"MM_KUNIT_DIR": os.path.join(t, "none")})
             self.assertEqual(rc, 0, out)
             self.assertIsNone(json.load(open(js))["kunit_parser"])
-            d = os.path.join(FIX, "results", "kunit-short")
-            rc, out, _ = run(os.path.join(S, "results.py"), os.path.join(d, "console.log"),
-                             os.path.join(d, "results.txt"), env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            fx = fixture("kunit-short")
+            rc, out, _ = results(*fx, env={"MM_KUNIT_DIR": os.path.join(t, "none")})
             self.assertEqual(rc, 1, out)
             self.assertIn("suite suite_a: after 2 of 3 results", out)
+
+    def test_topic_parser_bounded(self):
+        """kunit_parser runs in a child bounded in time as well as in work:
+        a parser that never returns (here a stand-in that loops) fails the
+        topic with a line that says so, and results.py still ends."""
+        fx = fixture("plan-first")
+        with tempfile.TemporaryDirectory() as t:
+            k = os.path.join(t, "kunit")
+            os.makedirs(k)
+            open(os.path.join(k, "kunit.py"), "w").write("")
+            open(os.path.join(k, "kunit_printer.py"), "w").write(
+                "class Printer:\n    def __init__(self, out):\n        pass\n")
+            open(os.path.join(k, "kunit_parser.py"), "w").write(
+                "def parse_test(*a):\n    pass\n\ndef extract_tap_lines(lines):\n    while True:\n        pass\n")
+            rc, out, err = results(*fx, env={"MM_KUNIT_DIR": k, "MM_PARSER_TIMEOUT": "2"})
+            self.assertEqual(rc, 1, out + err)
+            self.assertIn("sksm: tools/testing/kunit's kunit_parser: it did not finish in 2 s", squash(out))
+
+    def test_plan_last_without_the_tree(self):
+        """No base tree: a plan after the results still fails the topic,
+        by this reader's own check."""
+        fx = fixture("plan-last")
+        with tempfile.TemporaryDirectory() as t:
+            rc, out, _ = results(*fx, env={"MM_KUNIT_DIR": os.path.join(t, "none")})
+            self.assertEqual(rc, 1, out)
+            self.assertIn("kpromoted: after 2 of 2 results, exit status 0; its plan comes after its results", out)
+            self.assertNotIn("kunit_parser", out)
 
     def test_splat_only(self):
         with tempfile.TemporaryDirectory() as t:
             c = os.path.join(t, "c.log")
             open(c, "w").write("[    1.0] ok\n[    2.0] BUG: KASAN: slab-use-after-free in foo\n")
-            rc, out, _ = run(os.path.join(S, "results.py"), "--splat-only", c)
+            rc, out, _ = results("--splat-only", c)
             self.assertEqual(rc, 1)
             self.assertIn("splat: BUG: KASAN", out)
             open(c, "w").write("[    1.0] ok\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--splat-only", c)[0], 0)
+            self.assertEqual(results("--splat-only", c)[0], 0)
             for line in ("rcu: INFO: rcu_sched self-detected stall on CPU",
                          "watchdog: Watchdog detected hard LOCKUP on cpu 1",
                          "BUG kmalloc-64 (Not tainted): Poison overwritten"):
                 open(c, "w").write(f"[    1.0] ok\n[    2.0] {line}\n")
-                self.assertEqual(run(os.path.join(S, "results.py"), "--splat-only", c)[0], 1, line)
+                self.assertEqual(results("--splat-only", c)[0], 1, line)
 
     def test_ktap_output(self):
         """--ktap: the run as KTAP, one subtest per group, what make check reads."""
-        d = os.path.join(FIX, "results", "crash-sksm")
         with tempfile.TemporaryDirectory() as t:
             k = os.path.join(t, "r.ktap")
-            run(os.path.join(S, "results.py"), "--ktap", k,
-                os.path.join(d, "console.log"), os.path.join(d, "results.txt"))
+            results("--ktap", k, *fixture("crash-sksm"))
             text = open(k).read()
             self.assertTrue(text.startswith("KTAP version 1\n"), text)
             self.assertIn("    ok 1 a\n", text)
-            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139\n", text)
+            self.assertIn("    not ok 3 sksm: after 2 of 7 results, exit status 139", text)
             self.assertIn("\nnot ok 1 sksm\n", text)
 
     def test_ktap_counts_agree_with_json(self):
@@ -148,15 +189,11 @@ class ResultsJson(unittest.TestCase):
             d = os.path.join(FIX, "results", case)
             if not os.path.isdir(d):
                 continue
-            console = os.path.join(d, "console.log")
-            if not os.path.exists(console):
-                console = os.path.join(FIX, "results", "medley-real", "console.log")
             with tempfile.TemporaryDirectory() as t:
                 k, js = os.path.join(t, "r.ktap"), os.path.join(t, "r.json")
-                run(os.path.join(S, "results.py"), "--ktap", k, "--json", js,
-                    console, os.path.join(d, "results.txt"))
+                results("--ktap", k, "--json", js, *fixture(case))
                 j = json.load(open(js))
-                rc, out, err = run(os.path.join(S, "results.py"), "--count-ktap", k)
+                rc, out, err = results("--count-ktap", k)
                 self.assertEqual(out.split(), [str(j["passed"]), str(j["failed"])],
                                  f"{case}: KTAP counts vs JSON\n{open(k).read()}{err}")
 
@@ -172,16 +209,16 @@ class ResultsJson(unittest.TestCase):
                 "    ok 2 a2 # SKIP no", "not ok 1 a",
                 "    ok 1 b1", "not ok 2 b # plan not met",
                 "ok 3 c", "not ok 4 d # SKIP later", ""]))
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "2"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["3", "2"])
             open(k, "w").write("TAP version 13\n1..3\nok 1 - x\nnot ok 2 - y\n# c\nok 3 - z\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["2", "1"])
             # a step that stopped short of its plan fails, at any level
             open(k, "w").write("KTAP version 1\n1..5\nok 1 a\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["1", "1"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["1", "1"])
             open(k, "w").write("KTAP version 1\n1..2\n    1..3\n    ok 1 x\n    ok 2 y\nok 1 a\nok 2 b\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["3", "1"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["3", "1"])
             open(k, "w").write("KTAP version 1\nok 1 a\nok 2 b\n1..2\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "0"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["2", "0"])
 
 
 class CheckTable(unittest.TestCase):
@@ -220,7 +257,7 @@ class CheckTable(unittest.TestCase):
             k = os.path.join(cdir, "checks.ktap")
             self.assertEqual(open(k).read(), "KTAP version 1\n1..3\n# 2 patches apply\nok 1 apply\n"
                              "# patch 2: 1 error\nnot ok 2 checkpatch\nok 3 build\n")
-            self.assertEqual(run(os.path.join(S, "results.py"), "--count-ktap", k)[1].split(), ["2", "1"])
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["2", "1"])
 
 
 class PeerCompare(unittest.TestCase):

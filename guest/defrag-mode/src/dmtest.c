@@ -8,7 +8,9 @@
  *   dmtest pollute SECS    fragmenting load for SECS seconds (no OOM)
  *   dmtest ballast MB      hold MB of anonymous memory, unkillable by OOM
  *
- * Output: "# " comment lines; the exit status is the verdict.
+ * Output: KTAP diagnostic lines ("# ", ksft_print_msg of the tree's
+ * tools/testing/selftests/kselftest.h); the exit status is the verdict,
+ * in kselftest's codes (KSFT_PASS, KSFT_FAIL).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "vmstat.h"
 
 #define SYSCTL "/proc/sys/vm/defrag_mode"
@@ -79,12 +82,12 @@ static int test_sysctl(void)
 
 		err = write_str(SYSCTL, good[start]);
 		if (err || read_int(SYSCTL, &v) || v != start) {
-			printf("# writing %d: err %d, reads back %ld\n",
-			       start, err, v);
+			ksft_print_msg("writing %d: err %d, reads back %ld\n",
+				       start, err, v);
 			fails++;
 			continue;
 		}
-		printf("# %d accepted, reads back %ld\n", start, v);
+		ksft_print_msg("%d accepted, reads back %ld\n", start, v);
 		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			char shown[32];
 
@@ -94,17 +97,17 @@ static int test_sysctl(void)
 			if (read_int(SYSCTL, &v))
 				v = -42;
 			if (err != EINVAL || v != start) {
-				printf("# '%s' from %d: errno %d (%s), value now %ld: WRONG\n",
-				       shown, start, err, strerror(err), v);
+				ksft_print_msg("'%s' from %d: errno %d (%s), value now %ld: WRONG\n",
+					       shown, start, err, strerror(err), v);
 				fails++;
 			} else {
-				printf("# '%s' from %d: EINVAL, value stays %ld\n",
-				       shown, start, v);
+				ksft_print_msg("'%s' from %d: EINVAL, value stays %ld\n",
+					       shown, start, v);
 			}
 		}
 	}
 	write_str(SYSCTL, "0\n");
-	return fails ? 1 : 0;
+	return fails ? KSFT_FAIL : KSFT_PASS;
 }
 
 static void set_oom_adj(const char *val)
@@ -178,8 +181,8 @@ static int test_oom(int rounds)
 
 		pid = fork();
 		if (pid < 0) {
-			printf("# round %d: fork: %s\n", i, strerror(errno));
-			return 1;
+			ksft_print_msg("round %d: fork: %s\n", i, strerror(errno));
+			return KSFT_FAIL;
 		}
 		if (pid == 0)
 			_exit(hog());
@@ -189,34 +192,34 @@ static int test_oom(int rounds)
 			usleep(20000);
 		}
 		if (w == 0) {
-			printf("# round %d: hog still alive after %.0fs: no OOM kill (livelock?)\n",
-			       i, limit);
+			ksft_print_msg("round %d: hog still alive after %.0fs: no OOM kill (livelock?)\n",
+				       i, limit);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			fails++;
 			break;
 		}
 		if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
-			printf("# round %d: hog ended with status 0x%x, not SIGKILL\n",
-			       i, status);
+			ksft_print_msg("round %d: hog ended with status 0x%x, not SIGKILL\n",
+				       i, status);
 			fails++;
 			continue;
 		}
 		if (vmstat("oom_kill") <= kills0) {
-			printf("# round %d: hog SIGKILLed but oom_kill did not move\n", i);
+			ksft_print_msg("round %d: hog SIGKILLed but oom_kill did not move\n", i);
 			fails++;
 			continue;
 		}
 		if (!responsive(30.0)) {
-			printf("# round %d: guest not responsive after the kill\n", i);
+			ksft_print_msg("round %d: guest not responsive after the kill\n", i);
 			fails++;
 			break;
 		}
-		printf("# round %d: OOM-killed after %.1fs, guest responsive\n",
-		       i, now() - t0);
+		ksft_print_msg("round %d: OOM-killed after %.1fs, guest responsive\n",
+			       i, now() - t0);
 		fflush(stdout);
 	}
-	return fails ? 1 : 0;
+	return fails ? KSFT_FAIL : KSFT_PASS;
 }
 
 /*
@@ -238,7 +241,7 @@ static int pollute(int secs)
 		char *sparse;
 
 		if (p == MAP_FAILED)
-			return 1;
+			return KSFT_FAIL;
 		madvise(p, anon, MADV_NOHUGEPAGE);
 		for (size_t off = 0; off < anon; off += 4096)
 			p[off] = 1;
@@ -262,7 +265,7 @@ static int pollute(int secs)
 		close(pipes[i][0]);
 		close(pipes[i][1]);
 	}
-	return 0;
+	return KSFT_PASS;
 }
 
 /* Hold MB of anonymous memory (no swap in the test guest) until killed. */
@@ -275,10 +278,10 @@ static int ballast(long mb)
 	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
-		return 1;
+		return KSFT_FAIL;
 	madvise(p, len, MADV_HUGEPAGE);
 	memset(p, 0x11, len);
-	printf("# ballast: %ld MB held\n", mb);
+	ksft_print_msg("ballast: %ld MB held\n", mb);
 	fflush(stdout);
 	for (;;)
 		pause();
@@ -298,6 +301,6 @@ int main(int argc, char **argv)
 		return ballast(atol(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "pollute"))
 		return pollute(atoi(argv[2]));
-	fprintf(stderr, "usage: dmtest sysctl|oom N|hog|pollute SECS\n");
-	return 2;
+	fprintf(stderr, "usage: dmtest sysctl|oom N|hog|pollute SECS|ballast MB\n");
+	return KSFT_FAIL;
 }

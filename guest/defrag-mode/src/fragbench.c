@@ -59,6 +59,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #include "vmstat.h"
 
 #define MB (1UL << 20)
@@ -788,7 +789,7 @@ static void worker_kbuild(struct kbargs *kb)
 	}
 	while (running-- > 0)
 		wait(NULL);
-	printf("# kbuild: %lu jobs\n", n);
+	ksft_print_msg("kbuild: %lu jobs\n", n);
 }
 
 /* The kernel's memory by kind, kB, from /proc/meminfo. */
@@ -911,11 +912,11 @@ int main(int argc, char **argv)
 	pids[3] = spawn(run_ramp, &ra);
 	pids[4] = kb.jobs > 0 ? spawn(run_kbuild, &kb) : 0;
 
-	printf("# fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d, per round: unmovable +%zu MB, files +%d (released: %d%% of the round's, %d%% of older)\n",
-	       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb,
-	       ra.unmov / MB, ra.files, rel_new, rel_old);
-	printf("# kbuild: %d jobs at a time, %zu MB of anon each, %d sources, %d objects\n",
-	       kb.jobs, kb.bytes / MB, NSRC, NOBJ);
+	ksft_print_msg("fragbench: %d rounds x %d bursts, warmup %.0fs, anon %s MB, files %s MB, thp burst %s MB, pageblock_order %d, per round: unmovable +%zu MB, files +%d (released: %d%% of the round's, %d%% of older)\n",
+		       rounds, bursts, warmup, argv[5], argv[6], argv[7], pb,
+		       ra.unmov / MB, ra.files, rel_new, rel_old);
+	ksft_print_msg("kbuild: %d jobs at a time, %zu MB of anon each, %d sources, %d objects\n",
+		       kb.jobs, kb.bytes / MB, NSRC, NOBJ);
 	printf("keys");
 	for (size_t k = 0; k < NK; k++)
 		printf(" %s", keys[k]);
@@ -930,7 +931,7 @@ int main(int argc, char **argv)
 		if (read(ack[0], &c, 1) != 1)
 			return 1;
 	}
-	printf("# warmup done\n");
+	ksft_print_msg("warmup done\n");
 	print_pageblocks(0);
 
 	for (int r = 1; r <= rounds; r++) {
@@ -973,6 +974,6 @@ int main(int argc, char **argv)
 			waitpid(pids[i], NULL, 0);
 	kill(tpid, SIGKILL);
 	waitpid(tpid, NULL, 0);
-	printf("# done\n");
+	ksft_print_msg("done\n");
 	return 0;
 }

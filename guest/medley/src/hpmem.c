@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #ifndef MADV_MERGE
 #error "MADV_MERGE: build with -DMADV_MERGE=N from the kernel's uapi header (guest/medley/build)"
 #endif
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4 || sscanf(argv[3], "%llu-%llu", &lo, &hi) != 2) {
 		fprintf(stderr, "usage: hpmem NODE PAGES LO-HI\n");
-		return 2;
+		return KSFT_FAIL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	node = atoi(argv[1]);
@@ -170,13 +171,13 @@ int main(int argc, char **argv)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (area == MAP_FAILED) {
 		perror("mmap");
-		return 1;
+		return KSFT_FAIL;
 	}
 	mask = 1UL << node;
 	if (syscall(SYS_mbind, area, npages * psz, MPOL_BIND, &mask,
 		    sizeof(mask) * 8, 0)) {
 		perror("mbind");
-		return 1;
+		return KSFT_FAIL;
 	}
 	if (madvise(area, npages * psz, MADV_NOHUGEPAGE))
 		perror("madvise(MADV_NOHUGEPAGE)");
@@ -184,7 +185,7 @@ int main(int argc, char **argv)
 		fill(i);
 	if (madvise(area, npages * psz, MADV_MERGE)) {
 		printf("merge failed: %s\n", strerror(errno));
-		return 1;
+		return KSFT_FAIL;
 	}
 	printf("ready %ld pages\n", npages);
 	where();
@@ -220,5 +221,5 @@ int main(int argc, char **argv)
 			printf("unknown command '%s'\n", line);
 		}
 	}
-	return bad_total ? 1 : 0;
+	return bad_total ? KSFT_FAIL : KSFT_PASS;
 }

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kselftest.h"
 #ifndef MADV_MERGE
 #error "MADV_MERGE: build with -DMADV_MERGE=N from the kernel's uapi header (guest/medley/build)"
 #endif
@@ -86,7 +87,7 @@ static void die_bad(const struct region *r, long i, long w, uint64_t got,
 	       seed, worker, opno, what, r->uid, i, r->pages, w,
 	       (unsigned long long)got, (unsigned long long)want);
 	fflush(stdout);
-	_exit(1);
+	_exit(KSFT_FAIL);
 }
 
 static void fill_page(struct region *r, long i)
@@ -134,7 +135,7 @@ static void sys_fail(const char *what)
 	printf("FAIL seed %llu worker %d op %ld: %s: %s\n", seed, worker, opno,
 	       what, strerror(errno));
 	fflush(stdout);
-	_exit(1);
+	_exit(KSFT_FAIL);
 }
 
 static void op_map(struct region *r)
@@ -278,7 +279,7 @@ static void op_fork(void)
 				op_madvise(&reg[k], MADV_MERGE, "MADV_MERGE (child)");
 		}
 		check_all("child before exit");
-		_exit(0);
+		_exit(KSFT_PASS);
 	}
 	if (waitpid(pid, &st, 0) != pid)
 		sys_fail("waitpid");
@@ -286,7 +287,7 @@ static void op_fork(void)
 		printf("FAIL seed %llu worker %d op %ld: forked child ended with status %#x\n",
 		       seed, worker, opno, st);
 		fflush(stdout);
-		_exit(1);
+		_exit(KSFT_FAIL);
 	}
 	check_all("parent after fork");
 }
@@ -331,7 +332,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: stress SEED PROCS OPS\n");
-		return 2;
+		return KSFT_FAIL;
 	}
 	seed = strtoull(argv[1], NULL, 0);
 	procs = atoi(argv[2]);
@@ -363,7 +364,7 @@ int main(int argc, char **argv)
 
 		if (pid < 0) {
 			perror("fork");
-			return 1;
+			return KSFT_FAIL;
 		}
 		if (pid == 0) {
 			worker = i;
@@ -371,7 +372,7 @@ int main(int argc, char **argv)
 			next_uid = (uint32_t)i << 24;
 			run(ops);
 			printf("worker %d: %ld operations, content intact\n", i, ops);
-			_exit(0);
+			_exit(KSFT_PASS);
 		}
 	}
 	for (i = 0; i < procs; i++) {
@@ -381,5 +382,5 @@ int main(int argc, char **argv)
 			fails++;
 	}
 	printf("stress: %d of %d workers failed (seed %llu)\n", fails, procs, seed);
-	return fails ? 1 : 0;
+	return fails ? KSFT_FAIL : KSFT_PASS;
 }
