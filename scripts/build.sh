@@ -63,7 +63,20 @@ want=$(cat "${frags[@]}" | sha1sum | cut -c1-12)
 # was already built with this configuration.
 state="$(git -C "$src" rev-parse 'HEAD^{tree}' 2>/dev/null) $want $(git -C "$src" diff HEAD 2>/dev/null | sha1sum | cut -c1-12)"
 targets=${BUILD_TARGETS:-bzImage}   # BUILD_TARGETS: e.g. "mm/ kernel/bpf/" (bisect builds)
-if [ "$targets" = bzImage ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" = "$state" ]; then
+# piggy.S takes the compressed kernel in with .incbin, which ccache does not
+# hash: a new kernel of the same compressed size (piggy.S says only the
+# size) got the old piggy.o from the cache, and the bzImage booted the
+# kernel of an earlier build. piggy_current: the bzImage's piggy.o carries
+# this object folder's compressed kernel.
+cdir=$obj/arch/x86/boot/compressed
+piggy_current() {
+	local z
+	z=$(ls "$cdir"/vmlinux.bin.* 2>/dev/null | grep -v '\.cmd$' | head -1)
+	[ -n "$z" ] && objcopy -O binary --only-section=.rodata..compressed "$cdir/piggy.o" "$cdir/piggy.payload" 2>/dev/null &&
+		cmp -s "$cdir/piggy.payload" "$z"
+	local r=$?; rm -f "$cdir/piggy.payload"; return $r
+}
+if [ "$targets" = bzImage ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "$obj/.built" 2>/dev/null)" = "$state" ] && piggy_current; then
 	say "build: $t up to date: $obj/arch/x86/boot/bzImage"
 	exit 0
 fi
@@ -147,6 +160,13 @@ rc=$(cat "$obj/.rc" 2>/dev/null || echo 1)
 if [ "$rc" != 0 ]; then
 	grep -E 'error|Error' "$log" | head -20 >&2
 	die "build of $t failed (log: $log)"
+fi
+# piggy.o (see piggy_current) is assembled again without ccache, a few
+# seconds, and the bzImage must then carry this build's kernel.
+if [ "$targets" = bzImage ]; then
+	rm -f "$cdir/piggy.o"
+	CCACHE_DISABLE=1 mk bzImage >>"$log" 2>&1 || die "build of $t failed relinking the bzImage (log: $log)"
+	piggy_current || die "build of $t: the bzImage does not carry this build's kernel ($cdir/piggy.o)"
 fi
 [ "$targets" = bzImage ] && echo "$state" > "$obj/.built"
 if [ "$targets" = bzImage ] && [ -n "$full" ]; then mkdir -p "$CACHE/build-objs"; compiled > "$CACHE/build-objs/$key"; fi
