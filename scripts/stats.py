@@ -33,6 +33,7 @@ Numbers:
     compare_labels(values, base)   {label: Ratio} for every other label;
                                    Refused when base or a label is missing
     t_sf(t, df), t_ppf(q, df)      Student's t: upper tail, quantile
+    slope(ys)                      least-squares slope per step (trends)
     fmt_summary, fmt_ratio, fmt_cell   the cells of a Markdown table
 
 The t distribution's tail comes from the regularized incomplete beta
@@ -159,9 +160,13 @@ def compare(base, other, alpha=0.05):
 
 
 def fmt_cell(c, digits=2):
-    """'mean ± sd (+x.x%, p=0.012*)': '*' when significant."""
+    """'mean ± sd (+x.x%, p=0.012*)': '*' when significant; a single
+    run has no sd: 'mean (n=1, +x.x%)'."""
     s = f"{c['mean']:.{digits}f} ± {c['sd']:.{digits}f}"
     extra = []
+    if c["n"] < 2:
+        s = f"{c['mean']:.{digits}f}"
+        extra.append("n=1")
     if c["change_pct"] is not None:
         extra.append(f"{c['change_pct']:+.1f}%")
     if c["p"] is not None:
@@ -174,6 +179,16 @@ def summary(xs):
     if not xs:
         raise ValueError("summary of no values")
     return Summary(len(xs), mean(xs), stdev(xs), min(xs), max(xs))
+
+
+def slope(ys):
+    """Least-squares slope of ys against 1, 2, ... (a trend per round)."""
+    ys = list(ys)
+    if len(ys) < 2:
+        raise ValueError("slope of fewer than two values")
+    xs = range(1, len(ys) + 1)
+    mx, my = mean(xs), mean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
 def t_ppf(q, df):
@@ -329,12 +344,15 @@ def run_files(bench_dir):
     return out
 
 
-def load_runs(bench_dir, parse, labels=None):
+def load_runs(bench_dir, parse, labels=None, legacy=None):
     """{label: [parse(path) of each run, in run order]} of a make bench
     folder. Refused when its meta.txt refuses the comparison
     (meta_refusal), when a planned label (meta.txt's "labels:", or
     LABELS) has no run, or when a run's label was not planned (a file
-    from another run of make bench)."""
+    from another run of make bench). A folder whose meta.txt names no
+    labels (make bench before it kept runs) gives every <label>.txt, or
+    only the labels in LEGACY when given (a results folder holds other
+    .txt files too)."""
     if not os.path.isdir(bench_dir):
         raise Refused(f"no results in {bench_dir}: run make bench")
     meta = os.path.join(bench_dir, "meta.txt")
@@ -354,7 +372,7 @@ def load_runs(bench_dir, parse, labels=None):
                 " runs of unplanned " + ", ".join(extra) if extra else ""))
         order = list(planned)
     else:
-        order = list(files)
+        order = [l for l in files if legacy is None or l in legacy]
     if not order:
         raise Refused(f"no runs in {bench_dir}: run make bench")
     return {l: [parse(files[l][k]) for k in sorted(files[l])] for l in order}

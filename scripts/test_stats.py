@@ -63,6 +63,7 @@ c = stats.compare([10, 14, 6, 12, 8], [11, 15, 7, 9, 9])
 check(f"compare: noise is not significant (p={c['p']:.3f})", not c["significant"])
 check("compare: base mean 0 gives no percentage",
       stats.compare([0, 0], [1, 2])["change_pct"] is None)
+check("fmt_cell marks a single run", stats.fmt_cell(stats.compare([1, 2], [3])) == "3.00 (n=1, +100.0%)")
 check("fmt_cell marks significance", stats.fmt_cell(stats.compare([1, 1.1, 0.9], [5, 5.1, 4.9])).endswith("*)"))
 
 # summaries, ratios and their intervals
@@ -93,6 +94,9 @@ try:
 except stats.Refused as e:
     check("compare_labels refuses a missing base, naming it", "vanilla" in str(e) and "base, topic" in str(e))
 
+check("slope of a line", close(stats.slope([3, 5, 7, 9]), 2.0, 1e-12))
+check("slope of a flat run of identical values is 0", stats.slope([4, 4, 4]) == 0.0)
+
 # bench folders
 F = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test", "fixtures", "bench")
 
@@ -104,6 +108,8 @@ def ns(path):
 runs = stats.load_runs(os.path.join(F, "ok"), ns)
 check("load_runs: the planned labels, runs in order",
       list(runs) == ["base", "topic"] and runs["base"] == [1001, 1002, 1003] and runs["topic"] == [1502, 1504, 1506])
+check("a folder without a labels line (older make bench): LEGACY picks its labels",
+      list(stats.load_runs(os.path.join(F, "legacy"), ns, legacy=["base", "topic"])) == ["base", "topic"])
 check("meta_runs reads runs:", stats.meta_runs(os.path.join(F, "ok")) == 3)
 
 
