@@ -38,6 +38,7 @@ for t in $topics; do
 	dir=$OUT/bench/$t
 	if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
 		old=$dir.$(date -u -r "$dir/meta.txt" +%Y%m%dT%H%M%S 2>/dev/null || date -u +%Y%m%dT%H%M%S)
+		while [ -e "$old" ]; do old=$old.1; done
 		mv "$dir" "$old"; say "bench: $t: the previous results are kept in $old"
 	fi
 	mkdir -p "$dir"
