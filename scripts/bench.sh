@@ -7,7 +7,7 @@
 # run 2, ...), so that a drift of the host hits every configuration alike.
 # Run k of <label> is kept as out/bench/<t>/<label>.<k>.txt, its boot in
 # boot-<label>.<k>/; meta.txt says N, the labels, and each boot's
-# accelerator, clocksource and kernel config. A previous run's folder is
+# accelerator, clocksource, kernel config and build. A previous run's folder is
 # moved aside (out/bench/<t>.<its date>), never mixed in. Then the topic's
 # report script turns the runs into out/report/<t>.md and plots (through
 # scripts/stats.py), and report.sh into out/report/index.html.
@@ -78,6 +78,9 @@ for t in $topics; do
 				# the kernel's configuration: every run of a label must boot the same one
 				cfg=$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}/.config
 				echo "kconfig $b: ${MM_VARIANT:-debug} $(sha256sum "$cfg" 2>/dev/null | cut -c1-12)" >> "$dir/meta.txt"
+				# and the same build (a topic's tree may be rebuilt meanwhile):
+				# the build number and time of its "Linux version" line
+				echo "kbuild $b: $(grep -am1 'Linux version' "$dir/boot-$b/console.log" | tr -d '\r' | sed -n 's/.*) \(#[0-9].*\)/\1/p')" >> "$dir/meta.txt"
 				printf 'bench %s %s\t1\t0\t%d\n' "$t" "$label" $(( $(date +%s) - start )) >> "$record"
 				say "bench: $t [$i/$total] $label run $run done in $(( $(date +%s) - start ))s"
 			else

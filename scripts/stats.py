@@ -304,7 +304,8 @@ def label_of(boot):
 def meta_refusal(meta_text):
     """Why the boots of one meta.txt may not be compared, or None: a
     clocksource that ticks, or two clocksources; two accelerators; two
-    kernel variants, or two kernel configs among the runs of one label."""
+    kernel variants, or two kernel configs or builds among the runs of
+    one label."""
     cs = {b: ("tsc" if v == "tsc-early" else v) for b, v in meta_boots(meta_text, "clocksource").items()}
     if cs:
         coarse = sorted(f"{k} ({v})" for k, v in cs.items() if v in COARSE)
@@ -326,6 +327,15 @@ def meta_refusal(meta_text):
         if len(cfgs) > 1:
             return "runs of %s on different kernel configs: %s" % (
                 l, "; ".join("%s: %s" % (" ".join(sorted(bs)), c) for c, bs in sorted(cfgs.items())))
+    # one label, one kernel build: a tree rebuilt between two runs
+    # (another change to the topic) is another kernel
+    per_label = {}
+    for b, v in meta_boots(meta_text, "kbuild").items():
+        per_label.setdefault(label_of(b), {}).setdefault(v, []).append(b)
+    for l, builds in sorted(per_label.items()):
+        if len(builds) > 1:
+            return "runs of %s on different builds of its kernel: %s" % (
+                l, "; ".join("%s: %s" % (" ".join(sorted(bs)), v) for v, bs in sorted(builds.items())))
     return None
 
 

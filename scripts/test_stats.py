@@ -133,6 +133,9 @@ check("Refused is an exit with the message (a report exits 1, writes nothing)",
 check("tsc-early and tsc are one clock", stats.meta_refusal("clocksource a.1: tsc\nclocksource b.1: tsc-early\n") is None)
 check("two variants are refused",
       "variants" in (stats.meta_refusal("kconfig a.1: debug 1\nkconfig b.1: bench 2\n") or ""))
+check("runs of one label on two builds of its kernel are refused",
+      "topic on different builds" in (stats.meta_refusal(
+          "kbuild topic.1: #1 SMP Sun Dec  6 23:56:42 UTC 2026\nkbuild topic.2: #1 SMP Mon Dec  7 01:31:00 UTC 2026\n") or ""))
 check("a label's runs on one config, labels on their own: compared",
       stats.meta_refusal("kconfig a.1: debug 1\nkconfig a.2: debug 1\nkconfig b.1: debug 2\n") is None)
 

@@ -28,7 +28,7 @@ d=$MM_OUT/bench/$BENCH_TOPIC/boot-$3
 mkdir -p "$d"
 echo "$3" >> "$MM_OUT/order"
 printf 'label %s\nns %s\nMEDLEY-DONE\n' "$3" "$(( ${#3} * 100 ))" > "$d/results.txt"
-echo "[    0.0] Linux version 6.12.118+ (stub)" > "$d/console.log"
+printf '[    0.0] Linux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 01:00:00 UTC 2026\r\n' > "$d/console.log"
 cs=tsc; [ "${STUB_HPET:-}" = "$3" ] && cs=hpet
 printf 'accel: tcg\nclocksource: %s\n' "$cs" > "$d/boot.meta"
 STUB
@@ -56,7 +56,8 @@ grep -qx "runs: 2" "$B/meta.txt" && grep -qx "labels: base topic" "$B/meta.txt" 
 	&& ok "meta.txt records N, the labels and the command" || { notok "meta.txt"; diag "$B/meta.txt"; }
 [ "$(grep -c '^clocksource \(base\|topic\)\.[12]: tsc$' "$B/meta.txt")" = 4 ] && [ "$(grep -c '^accel .*: tcg$' "$B/meta.txt")" = 4 ] \
 	&& grep -q "^kconfig topic.2: debug $(sha256sum "$T/cache/obj/demo/.config" | cut -c1-12)$" "$B/meta.txt" \
-	&& ok "each boot's clocksource, accelerator and kernel config in meta.txt" || { notok "per-boot meta"; diag "$B/meta.txt"; }
+	&& grep -q "^kbuild topic.2: #1 SMP Mon Dec  7 01:00:00 UTC 2026$" "$B/meta.txt" \
+	&& ok "each boot's clocksource, accelerator, kernel config and build in meta.txt" || { notok "per-boot meta"; diag "$B/meta.txt"; }
 grep -q "^base 600 ± 0 (600–600, n=2)$" "$T/out/report/demo.md" && grep -q "^topic 700 ± 0" "$T/out/report/demo.md" \
 	&& ok "the topic's report gets every run (stats.load_runs)" || { notok "report"; diag "$T/out/report/demo.md" "$T/log"; }
 
