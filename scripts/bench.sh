@@ -44,7 +44,8 @@ for t in $topics; do
 	mkdir -p "$dir"
 	n=$(plan_lines "$plan" | wc -l)
 	total=$(( n * runs ))
-	{ echo "command: make bench TOPIC=$t BENCH_RUNS=$runs${MM_VARIANT:+ MM_VARIANT=$MM_VARIANT}"
+	# (run under nice: said in the command, as it was run)
+	{ echo "command: $([ "$(nice)" = 0 ] || echo "nice -n $(nice) ")make bench TOPIC=$t BENCH_RUNS=$runs${MM_VARIANT:+ MM_VARIANT=$MM_VARIANT}"
 	  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	  echo "base: $(base_tag)"
 	  echo "host: $(nproc) CPUs, QEMU $(bash "$REPO/scripts/accel.sh" 2>/dev/null | tr a-z A-Z)"

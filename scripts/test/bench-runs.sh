@@ -52,7 +52,7 @@ bench && ok "bench.sh runs a plan" || { notok "bench.sh runs a plan"; diag "$T/l
 	&& ok "the plan's runs= (2): boots interleaved, base, topic, base, topic" || notok "order: $(tr '\n' ' ' < "$T/out/order")"
 [ -f "$B/base.1.txt" ] && [ -f "$B/base.2.txt" ] && [ -f "$B/topic.1.txt" ] && [ -f "$B/topic.2.txt" ] && ! grep -q MEDLEY-DONE "$B/base.1.txt" \
 	&& ok "one result file per label and run" || notok "result files: $(ls "$B")"
-grep -qx "runs: 2" "$B/meta.txt" && grep -qx "labels: base topic" "$B/meta.txt" && grep -q "^command: make bench TOPIC=demo BENCH_RUNS=2" "$B/meta.txt" \
+grep -qx "runs: 2" "$B/meta.txt" && grep -qx "labels: base topic" "$B/meta.txt" && grep -q "^command: \(nice -n [0-9]* \)\?make bench TOPIC=demo BENCH_RUNS=2" "$B/meta.txt" \
 	&& ok "meta.txt records N, the labels and the command" || { notok "meta.txt"; diag "$B/meta.txt"; }
 [ "$(grep -c '^clocksource \(base\|topic\)\.[12]: tsc$' "$B/meta.txt")" = 4 ] && [ "$(grep -c '^accel .*: tcg$' "$B/meta.txt")" = 4 ] \
 	&& grep -q "^kconfig topic.2: debug $(sha256sum "$T/cache/obj/demo/.config" | cut -c1-12)$" "$B/meta.txt" \
