@@ -327,6 +327,12 @@ def meta_refusal(meta_text):
         if len(cfgs) > 1:
             return "runs of %s on different kernel configs: %s" % (
                 l, "; ".join("%s: %s" % (" ".join(sorted(bs)), c) for c, bs in sorted(cfgs.items())))
+    # the kernel booted is the one built: its banner is the tree's vmlinux's
+    built = meta_boots(meta_text, "kbuilt")
+    for b, v in sorted(meta_boots(meta_text, "kbuild").items()):
+        if built.get(b) and built[b] != v:
+            return "%s booted a kernel built %s, its tree's vmlinux was built %s (a stale bzImage)" % (
+                b, v, built[b])
     # one label, one kernel build: a tree rebuilt between two runs
     # (another change to the topic) is another kernel
     per_label = {}

@@ -136,6 +136,11 @@ check("two variants are refused",
 check("runs of one label on two builds of its kernel are refused",
       "topic on different builds" in (stats.meta_refusal(
           "kbuild topic.1: #1 SMP Sun Dec  6 23:56:42 UTC 2026\nkbuild topic.2: #1 SMP Mon Dec  7 01:31:00 UTC 2026\n") or ""))
+check("a boot whose banner is not its tree's vmlinux's is refused (stale bzImage)",
+      "stale bzImage" in (stats.meta_refusal(
+          "kbuild topic.1: #1 SMP Sun Dec  6 23:56:42 UTC 2026\nkbuilt topic.1: #1 SMP Mon Dec  7 01:48:47 UTC 2026\n") or ""))
+check("a boot of the kernel its tree built is compared",
+      stats.meta_refusal("kbuild topic.1: #1 SMP X\nkbuilt topic.1: #1 SMP X\n") is None)
 check("a label's runs on one config, labels on their own: compared",
       stats.meta_refusal("kconfig a.1: debug 1\nkconfig a.2: debug 1\nkconfig b.1: debug 2\n") is None)
 

@@ -17,6 +17,8 @@ cp "$S/lib.sh" "$S/progress.sh" "$S/bench.sh" "$S/report.py" "$S/stats.py" "$R/s
 echo demo > "$R/branches/medley/order"
 echo "6.12.118-test" > "$T/cache/base-version"
 echo "CONFIG_A=y" > "$T/cache/obj/base/.config"; echo "CONFIG_B=y" > "$T/cache/obj/demo/.config"
+# the trees' vmlinux: the banner the boots print (the stub's)
+for k in base demo; do printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 01:00:00 UTC 2026\n' > "$T/cache/obj/$k/vmlinux"; done
 printf '%s\n' '#!/bin/sh' 'exit 0' > "$R/scripts/base.sh"
 printf '%s\n' '#!/bin/sh' 'echo tcg' > "$R/scripts/accel.sh"
 printf '%s\n' '#!/bin/sh' 'exit 0' > "$R/scripts/report.sh"
@@ -57,6 +59,7 @@ grep -qx "runs: 2" "$B/meta.txt" && grep -qx "labels: base topic" "$B/meta.txt" 
 [ "$(grep -c '^clocksource \(base\|topic\)\.[12]: tsc$' "$B/meta.txt")" = 4 ] && [ "$(grep -c '^accel .*: tcg$' "$B/meta.txt")" = 4 ] \
 	&& grep -q "^kconfig topic.2: debug $(sha256sum "$T/cache/obj/demo/.config" | cut -c1-12)$" "$B/meta.txt" \
 	&& grep -q "^kbuild topic.2: #1 SMP Mon Dec  7 01:00:00 UTC 2026$" "$B/meta.txt" \
+	&& grep -q "^kbuilt topic.2: #1 SMP Mon Dec  7 01:00:00 UTC 2026$" "$B/meta.txt" \
 	&& ok "each boot's clocksource, accelerator, kernel config and build in meta.txt" || { notok "per-boot meta"; diag "$B/meta.txt"; }
 grep -q "^base 600 ± 0 (600–600, n=2)$" "$T/out/report/demo.md" && grep -q "^topic 700 ± 0" "$T/out/report/demo.md" \
 	&& ok "the topic's report gets every run (stats.load_runs)" || { notok "report"; diag "$T/out/report/demo.md" "$T/log"; }
@@ -74,6 +77,12 @@ STUB_HPET=topic.2 bench; rc=$?
 	&& grep -q "comparison refused" "$B/meta.txt" && [ -f "$B/topic.2.txt" ] \
 	&& ok "a boot on another clocksource: refused, no report, the runs kept" || { notok "clock refusal (rc $rc)"; diag "$T/log"; }
 
+# a tree rebuilt after its bzImage: the boot's banner is not its vmlinux's
+printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 02:00:00 UTC 2026\n' > "$T/cache/obj/demo/vmlinux"
+rm -rf "$T/out/report"
+bench; rc=$?
+[ $rc != 0 ] && grep -q "topic.1 booted a kernel built #1 SMP Mon Dec  7 01:00:00 UTC 2026, its tree's vmlinux was built #1 SMP Mon Dec  7 02:00:00 UTC 2026 (a stale bzImage)" "$T/log" && [ ! -f "$T/out/report/demo.md" ] \
+	&& ok "a boot of a stale bzImage (not its tree's vmlinux) is refused" || { notok "stale bzImage not refused (rc $rc)"; diag "$T/log"; }
 printf '%s\n' "base.1 base" > "$R/guest/demo/bench.plan"
 ! bench && grep -q "label 'base.1' ends in .<number>" "$T/log" && ok "a plan label that looks like a run number is refused" || notok "label base.1 accepted"
 printf '%s\n' "base base" > "$R/guest/demo/bench.plan"
