@@ -84,7 +84,7 @@ for t in $topics; do
 				echo "kbuild $b: $(grep -am1 'Linux version' "$dir/boot-$b/console.log" | tr -d '\r' | sed -n 's/.*) \(#[0-9].*\)/\1/p')" >> "$dir/meta.txt"
 				# and the build it should have booted: the banner in the tree's
 				# vmlinux (a bzImage whose compressed payload is stale says another)
-				echo "kbuilt $b: $(grep -am1 '^Linux version' <(strings "$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}/vmlinux" 2>/dev/null) | sed -n 's/.*) \(#[0-9].*\)/\1/p')" >> "$dir/meta.txt"
+				echo "kbuilt $b: $(grep -am1 '^Linux version .*) #[0-9]' <(strings "$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}/vmlinux" 2>/dev/null) | sed -n 's/.*) \(#[0-9].*\)/\1/p')" >> "$dir/meta.txt"
 				printf 'bench %s %s\t1\t0\t%d\n' "$t" "$label" $(( $(date +%s) - start )) >> "$record"
 				say "bench: $t [$i/$total] $label run $run done in $(( $(date +%s) - start ))s"
 			else

@@ -18,7 +18,8 @@ echo demo > "$R/branches/medley/order"
 echo "6.12.118-test" > "$T/cache/base-version"
 echo "CONFIG_A=y" > "$T/cache/obj/base/.config"; echo "CONFIG_B=y" > "$T/cache/obj/demo/.config"
 # the trees' vmlinux: the banner the boots print (the stub's)
-for k in base demo; do printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 01:00:00 UTC 2026\n' > "$T/cache/obj/$k/vmlinux"; done
+# (after the format string without a time, which a vmlinux holds too)
+for k in base demo; do printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) # SMP \nLinux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 01:00:00 UTC 2026\n' > "$T/cache/obj/$k/vmlinux"; done
 printf '%s\n' '#!/bin/sh' 'exit 0' > "$R/scripts/base.sh"
 printf '%s\n' '#!/bin/sh' 'echo tcg' > "$R/scripts/accel.sh"
 printf '%s\n' '#!/bin/sh' 'exit 0' > "$R/scripts/report.sh"
