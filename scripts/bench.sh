@@ -34,7 +34,7 @@ for t in $topics; do
 	for l in $labels; do
 		case $l in *.[0-9]|*.[0-9][0-9]|*/*) die "bench: $t: label '$l' ends in .<number> or has a /: runs are numbered by bench.sh (runs=N, BENCH_RUNS)" ;; esac
 	done
-	[ "$(echo $labels | tr ' ' '\n' | sort | uniq -d)" = "" ] || die "bench: $t: a label is twice in $plan"
+	[ "$(echo "$labels" | tr ' ' '\n' | sort | uniq -d)" = "" ] || die "bench: $t: a label is twice in $plan"
 	dir=$OUT/bench/$t
 	if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
 		old=$dir.$(date -u -r "$dir/meta.txt" +%Y%m%dT%H%M%S 2>/dev/null || date -u +%Y%m%dT%H%M%S)
