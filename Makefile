@@ -44,7 +44,7 @@ check-series: base
 	@bash $(S)/check-series.sh $(TOPIC)
 
 bench: base
-	@bash $(S)/bench.sh $(TOPIC)
+	@BENCH_RUNS=$(BENCH_RUNS) bash $(S)/bench.sh $(TOPIC)
 
 report:
 	@bash $(S)/report.sh

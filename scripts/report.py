@@ -5,37 +5,19 @@ produced them. Topics without results say so."""
 import os
 import sys
 
-# Clocksources a benchmark may time with: a sub-microsecond read. jiffies and
-# refined-jiffies step by a tick (1-10 ms); "unknown": the boot said nothing.
-COARSE = {"jiffies", "refined-jiffies", "unknown"}
-
-
-def clocks(meta_text):
-    """The "clocksource <label>: <name>" lines of a meta.txt, as a dict."""
-    d = {}
-    for line in meta_text.splitlines():
-        w = line.split()
-        if len(w) == 3 and w[0] == "clocksource" and w[1].endswith(":"):
-            # tsc-early: the same counter, before its refined calibration
-            d[w[1][:-1]] = "tsc" if w[2] == "tsc-early" else w[2]
-    return d
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stats import meta_refusal  # noqa: E402 (the one place of these rules)
 
 
 def clock_refusal(meta_text):
-    """Why the boots of one meta.txt may not be compared, or None."""
-    d = clocks(meta_text)
-    if not d:
-        return None  # results from before clocksources were recorded
-    coarse = sorted(f"{k} ({v})" for k, v in d.items() if v in COARSE)
-    if coarse:
-        return "no sub-microsecond clocksource in " + ", ".join(coarse)
-    if len(set(d.values())) > 1:
-        return "boots on different clocksources: " + ", ".join(f"{k} {v}" for k, v in sorted(d.items()))
-    return None
+    """Why the boots of one meta.txt may not be compared (clocksource,
+    accelerator, kernel config: stats.meta_refusal), or None."""
+    return meta_refusal(meta_text)
 
 
 # report.py --clocks META: exit 1 (and say why) when the boots of a
-# benchmark run ran on different or coarse clocksources.
+# benchmark run ran on different or coarse clocksources, on different
+# accelerators, or on different kernel configs.
 if len(sys.argv) == 3 and sys.argv[1] == "--clocks":
     why = clock_refusal(open(sys.argv[2]).read())
     if why:

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 """Unit tests of scripts/stats.py, printed as TAP (scripts/test/stats.sh).
+Bench folders: scripts/test/fixtures/bench/ (meta.txt + <label>.<k>.txt).
 
 Reference values: closed forms of Student's t for df = 1 and 2, and the
 first worked example of Welch's test in Wikipedia's "Welch's t-test"
@@ -62,7 +63,86 @@ c = stats.compare([10, 14, 6, 12, 8], [11, 15, 7, 9, 9])
 check(f"compare: noise is not significant (p={c['p']:.3f})", not c["significant"])
 check("compare: base mean 0 gives no percentage",
       stats.compare([0, 0], [1, 2])["change_pct"] is None)
+check("fmt_cell marks a single run", stats.fmt_cell(stats.compare([1, 2], [3])) == "3.00 (n=1, +100.0%)")
 check("fmt_cell marks significance", stats.fmt_cell(stats.compare([1, 1.1, 0.9], [5, 5.1, 4.9])).endswith("*)"))
+
+# summaries, ratios and their intervals
+check("summary", stats.summary([3, 1, 2]) == stats.Summary(3, 2.0, 1.0, 1, 3))
+check("t_ppf inverts t_sf (df=10, 97.5%: 2.228)", close(stats.t_ppf(0.975, 10), 2.228139, 1e-5))
+check("t_ppf is symmetric", close(stats.t_ppf(0.025, 4), -stats.t_ppf(0.975, 4), 1e-9))
+same = stats.ratio([7, 7, 7, 7, 7], [7, 7, 7, 7, 7])
+check("a run of identical values: ratio 1, interval [1, 1], p = 1",
+      same.r == 1.0 and same.lo == 1.0 and same.hi == 1.0 and same.p == 1.0)
+check("identical values print as such", stats.fmt_ratio(same) == "1.00 [1.00, 1.00] p=1.000")
+check("identical values: sd 0 in the summary", stats.fmt_summary([7, 7, 7]) == "7 ± 0 (7–7, n=3)")
+one = stats.ratio([5], [4, 4.2, 3.8])
+check("n=1 is marked: no interval, no p", one.r == 1.25 and one.lo is None and one.p is None and "n=1" in one.note)
+check("n=1 prints without a spread", stats.fmt_ratio(one) == "1.25 (n=1, no spread)")
+check("one value's summary says n=1", stats.fmt_summary([5]) == "5 (n=1)")
+r = stats.ratio([20, 21, 19, 20, 20], [10, 11, 9, 10, 10])
+check(f"ratio 2 with an interval around it ({r.lo:.3f}, {r.hi:.3f})",
+      r.r == 2.0 and 1.8 < r.lo < 2.0 < r.hi < 2.2 and r.p < 0.001)
+check("a significant ratio is starred", stats.fmt_ratio(r).endswith("*"))
+noisy = stats.ratio([11, 15, 7, 9, 9], [10, 14, 6, 12, 8])
+check("noise: the interval holds 1, no star", noisy.lo < 1 < noisy.hi and not stats.fmt_ratio(noisy).endswith("*"))
+check("a 0 base mean gives no ratio", stats.ratio([1, 2], [0, 0]).r is None)
+cl = stats.compare_labels({"base": [1, 1.1], "topic": [2, 2.1]}, "base")
+check("compare_labels: one ratio per other label", list(cl) == ["topic"] and close(cl["topic"].r, 4.1 / 2.1, 1e-12))
+try:
+    stats.compare_labels({"base": [1, 2], "topic": [1]}, "vanilla")
+    check("compare_labels refuses a missing base", False)
+except stats.Refused as e:
+    check("compare_labels refuses a missing base, naming it", "vanilla" in str(e) and "base, topic" in str(e))
+
+check("slope of a line", close(stats.slope([3, 5, 7, 9]), 2.0, 1e-12))
+check("slope of a flat run of identical values is 0", stats.slope([4, 4, 4]) == 0.0)
+
+# bench folders
+F = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test", "fixtures", "bench")
+
+
+def ns(path):
+    return float(open(path).read().split()[1])
+
+
+runs = stats.load_runs(os.path.join(F, "ok"), ns)
+check("load_runs: the planned labels, runs in order",
+      list(runs) == ["base", "topic"] and runs["base"] == [1001, 1002, 1003] and runs["topic"] == [1502, 1504, 1506])
+check("a folder without a labels line (older make bench): LEGACY picks its labels",
+      list(stats.load_runs(os.path.join(F, "legacy"), ns, legacy=["base", "topic"])) == ["base", "topic"])
+check("meta_runs reads runs:", stats.meta_runs(os.path.join(F, "ok")) == 3)
+
+
+def refused(case, words):
+    try:
+        stats.load_runs(os.path.join(F, case), ns)
+    except stats.Refused as e:
+        return all(w in str(e) for w in words), str(e)
+    return False, "not refused"
+
+
+for case, words, name in [
+        ("unplanned", ["do not match the planned labels", "unplanned old"], "a run of an unplanned label"),
+        ("missing", ["do not match the planned labels", "no runs of topic"], "a planned label without runs"),
+        ("accel", ["different accelerators", "topic.1 kvm"], "boots on two accelerators"),
+        ("kconfig", ["runs of topic on different kernel configs", "topic.2"], "runs of one label on two kernel configs")]:
+    ok, why = refused(case, words)
+    check(f"load_runs refuses {name} ({why})", ok)
+check("Refused is an exit with the message (a report exits 1, writes nothing)",
+      issubclass(stats.Refused, SystemExit))
+check("tsc-early and tsc are one clock", stats.meta_refusal("clocksource a.1: tsc\nclocksource b.1: tsc-early\n") is None)
+check("two variants are refused",
+      "variants" in (stats.meta_refusal("kconfig a.1: debug 1\nkconfig b.1: bench 2\n") or ""))
+check("runs of one label on two builds of its kernel are refused",
+      "topic on different builds" in (stats.meta_refusal(
+          "kbuild topic.1: #1 SMP Sun Dec  6 23:56:42 UTC 2026\nkbuild topic.2: #1 SMP Mon Dec  7 01:31:00 UTC 2026\n") or ""))
+check("a boot whose banner is not its tree's vmlinux's is refused (stale bzImage)",
+      "stale bzImage" in (stats.meta_refusal(
+          "kbuild topic.1: #1 SMP Sun Dec  6 23:56:42 UTC 2026\nkbuilt topic.1: #1 SMP Mon Dec  7 01:48:47 UTC 2026\n") or ""))
+check("a boot of the kernel its tree built is compared",
+      stats.meta_refusal("kbuild topic.1: #1 SMP X\nkbuilt topic.1: #1 SMP X\n") is None)
+check("a label's runs on one config, labels on their own: compared",
+      stats.meta_refusal("kconfig a.1: debug 1\nkconfig a.2: debug 1\nkconfig b.1: debug 2\n") is None)
 
 print(f"1..{len(results)}")
 for i, (ok, name) in enumerate(results, 1):
