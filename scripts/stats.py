@@ -415,4 +415,4 @@ if __name__ == "__main__":
     import sys
     import os
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.exit(subprocess.call([sys.executable, os.path.join(here, "test_stats.py")]))
+    sys.exit(subprocess.call([sys.executable, os.path.join(here, "test", "test_stats.py")]))

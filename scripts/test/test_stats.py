@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of scripts/stats.py, printed as TAP (scripts/test/stats.sh).
+"""Unit tests of scripts/stats.py, printed as TAP (run by scripts/test/stats.sh).
 Bench folders: scripts/test/fixtures/bench/ (meta.txt + <label>.<k>.txt).
 
 Reference values: closed forms of Student's t for df = 1 and 2, and the
@@ -10,7 +10,7 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import stats  # noqa: E402
 
 results = []
@@ -98,7 +98,7 @@ check("slope of a line", close(stats.slope([3, 5, 7, 9]), 2.0, 1e-12))
 check("slope of a flat run of identical values is 0", stats.slope([4, 4, 4]) == 0.0)
 
 # bench folders
-F = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test", "fixtures", "bench")
+F = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "bench")
 
 
 def ns(path):
