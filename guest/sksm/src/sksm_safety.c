@@ -811,6 +811,56 @@ static int t_rmap_walk_linear(void)
 	return 0;
 }
 
+/*
+ * Stable nodes of exited processes' unique pages are freed with ksmd idle:
+ * a child turns 2048 pages of unique contents into KSM pages and exits;
+ * the stable node count (debugfs ksm/stable_nodes) comes back to where it
+ * was within 60 s. Unique contents: no later search meets these nodes, so
+ * a lazily pruned node would stay.
+ */
+static int t_stable_nodes_freed(void)
+{
+	const char *f = "/sys/kernel/debug/ksm/stable_nodes";
+	unsigned long n = 2048, i;
+	long s0, s1 = -1, s2 = -1;
+	int tries, st;
+	pid_t pid;
+
+	if (access(f, R_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	s0 = rd_long(f);
+	if (s0 < 0)
+		FAIL("no %s", f);
+	pid = fork();
+	if (!pid) {
+		char *p = map_aligned(n * ps, ps);
+
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, 800000 + i);
+		if (madv_merge(p, n * ps))
+			_exit(1);
+		printf("# child: stable_nodes %ld after merging %lu unique pages\n",
+		       rd_long(f), n);
+		fflush(stdout);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("child failed");
+	s1 = rd_long(f);
+	for (tries = 0; tries < 600; tries++) {
+		s2 = rd_long(f);
+		if (s2 <= s0 + 16)
+			break;
+		usleep(100000);
+	}
+	printf("# stable_nodes: %ld before, %ld at the child's exit, %ld after %d waits\n",
+	       s0, s1, s2, tries);
+	if (s2 > s0 + 16)
+		FAIL("%ld stable nodes of the exited child left", s2 - s0);
+	return 0;
+}
+
 /* ---- races ---- */
 
 #define RREG 4
@@ -1094,6 +1144,7 @@ static const struct tcase cases[] = {
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
+	{ "stable_nodes_freed", t_stable_nodes_freed },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
 };
