@@ -733,21 +733,13 @@ static int t_signals(void)
  * mapping (not left on migrate_nodes), and an identical page on that node
  * then merges with it.
  */
-static int t_migrate_nodes(void)
+static int migrate_nodes_child(void)
 {
 	char *a = map_aligned(ps, ps), *b = map_aligned(ps, ps);
-	int node, status, i;
+	int node, status;
 	void *pg;
 	uint64_t pa, pb;
 
-	if (rd_long("/sys/devices/system/node/online") < 0 ||
-	    access("/sys/devices/system/node/node1", F_OK))
-		return SKIP;
-	for (i = 0; i < 300 && rd_long(KSM "pages_shared"); i++)
-		usleep(100000);
-	if (wr_str(KSM "merge_across_nodes", "0"))
-		FAIL("merge_across_nodes=0 refused (pages_shared %ld)",
-		     rd_long(KSM "pages_shared"));
 	fill(a, 4242);
 	fill(b, 4242);
 	pg = a; node = 0;
@@ -773,6 +765,34 @@ static int t_migrate_nodes(void)
 	if (!pa || pa != pb)
 		FAIL("b did not merge with the migrated KSM page");
 	return 0;
+}
+
+static int t_migrate_nodes(void)
+{
+	int i, st, ret;
+	pid_t pid;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		return SKIP;
+	/* merge_across_nodes can change only with no KSM page in use */
+	for (i = 0; i < 300 && rd_long(KSM "pages_shared"); i++)
+		usleep(100000);
+	if (wr_str(KSM "merge_across_nodes", "0"))
+		FAIL("merge_across_nodes=0 refused (pages_shared %ld)",
+		     rd_long(KSM "pages_shared"));
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(migrate_nodes_child());
+	waitpid(pid, &st, 0);
+	ret = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	/* back to 1 once the child's KSM pages are freed */
+	for (i = 0; i < 300 && wr_str(KSM "merge_across_nodes", "1"); i++)
+		usleep(100000);
+	if (rd_long(KSM "merge_across_nodes") != 1)
+		FAIL("merge_across_nodes not back to 1 (pages_shared %ld)",
+		     rd_long(KSM "pages_shared"));
+	return ret;
 }
 
 /*
