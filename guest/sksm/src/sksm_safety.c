@@ -881,6 +881,44 @@ static int t_stable_nodes_freed(void)
 	return 0;
 }
 
+/*
+ * fork() and KSM zero pages in areas it does not copy: with
+ * MADV_WIPEONFORK or MADV_DONTFORK the child maps none of them, so the
+ * global ksm_zero_pages must not count them for the child. The harness
+ * checks that ksm_zero_pages is back to its start once the case exits.
+ */
+static int t_fork_uncopied_zero_pages(void)
+{
+	unsigned long n = 64, i;
+	char *w = map_aligned(n * ps, ps), *d = map_aligned(n * ps, ps);
+	long z0 = rd_long(KSM "ksm_zero_pages"), z1;
+	int k, st;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		w[i * ps] = 1; w[i * ps] = 0;
+		d[i * ps] = 1; d[i * ps] = 0;
+	}
+	if (madvise(w, n * ps, MADV_WIPEONFORK) || madvise(d, n * ps, MADV_DONTFORK))
+		FAIL("madvise WIPEONFORK/DONTFORK: %s", strerror(errno));
+	if (madv_merge(w, n * ps) || madv_merge(d, n * ps))
+		FAIL("MADV_MERGE: %s", strerror(errno));
+	z1 = rd_long(KSM "ksm_zero_pages");
+	if (z1 - z0 != 2 * (long)n)
+		FAIL("ksm_zero_pages moved by %ld, want %lu", z1 - z0, 2 * n);
+	for (k = 0; k < 8; k++) {
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		waitpid(pid, &st, 0);
+	}
+	printf("# ksm_zero_pages: %ld at start, %ld merged, %ld after 8 forks\n",
+	       z0, z1, rd_long(KSM "ksm_zero_pages"));
+	if (rd_long(KSM "ksm_zero_pages") != z1)
+		FAIL("8 children that mapped no KSM zero page moved ksm_zero_pages");
+	return 0;
+}
+
 /* ---- races ---- */
 
 #define RREG 4
@@ -1165,6 +1203,7 @@ static const struct tcase cases[] = {
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
 	{ "stable_nodes_freed", t_stable_nodes_freed },
+	{ "fork_uncopied_zero_pages", t_fork_uncopied_zero_pages },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
 };
