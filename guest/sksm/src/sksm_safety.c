@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -919,6 +920,69 @@ static int t_fork_uncopied_zero_pages(void)
 	return 0;
 }
 
+/*
+ * Memory cgroup: the pages MADV_MERGE frees are uncharged, as KSM's are.
+ * A child in its own memory cgroup maps 4096 pages of one content (16 MiB);
+ * after MADV_MERGE, memory.current is at least 12 MiB lower (what is left:
+ * the KSM page, the rmap_items and stable node charged to the cgroup, and
+ * per-CPU charge caches).
+ */
+static int t_memcg_uncharge(void)
+{
+	const char *cg = "/sys/fs/cgroup/sksm_memcg";
+	char path[128], buf[32];
+	unsigned long n = 4096, i;
+	long c1, c2;
+	int st, fds[2];
+	pid_t pid;
+
+	if (access("/sys/fs/cgroup/cgroup.subtree_control", F_OK))
+		return SKIP;
+	wr_str("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+	mkdir(cg, 0755);
+	snprintf(path, sizeof(path), "%s/memory.current", cg);
+	if (access(path, R_OK))
+		FAIL("no %s", path);
+	if (pipe(fds))
+		FAIL("pipe");
+	pid = fork();
+	if (!pid) {
+		char *p;
+
+		close(fds[1]);
+		if (read(fds[0], buf, 1) != 1)	/* moved into the cgroup */
+			_exit(1);
+		p = map_aligned(n * ps, ps);
+		madvise(p, n * ps, MADV_NOHUGEPAGE);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, 4711);
+		c1 = rd_long(path);
+		if (madv_merge(p, n * ps))
+			_exit(2);
+		c2 = rd_long(path);
+		printf("# memory.current %ld kB before MADV_MERGE, %ld kB after\n",
+		       c1 / 1024, c2 / 1024);
+		for (i = 0; i < n; i++)
+			if (check(p + i * ps, 4711))
+				_exit(3);
+		_exit(c1 - c2 >= 12L << 20 ? 0 : 4);
+	}
+	close(fds[0]);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (wr_str(path, buf))
+		printf("# could not move the child into %s\n", cg);
+	if (write(fds[1], "g", 1) != 1)
+		FAIL("pipe write");
+	waitpid(pid, &st, 0);
+	close(fds[1]);
+	rmdir(cg);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("child: %d (2: MADV_MERGE failed, 3: contents, 4: not uncharged)",
+		     WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
 /* ---- races ---- */
 
 #define RREG 4
@@ -1148,9 +1212,8 @@ static void leak_child(unsigned int salt)
  * ksm_thread_mutex taken, by a work item soon after: the test waits for
  * the counters to settle, up to 60 s. The slab counts of /proc/slabinfo
  * are printed, not checked: they are not exact (SLUB counts the free
- * objects of per-CPU slabs as active, and caches may be merged). Stale
- * stable nodes are pruned lazily, by the next search that meets one,
- * as in KSM: their number is bounded by the contents used, not by N.
+ * objects of per-CPU slabs as active, and caches may be merged). The
+ * stable nodes of exited processes are checked by stable_nodes_freed.
  */
 static int t_leaks(void)
 {
@@ -1204,6 +1267,7 @@ static const struct tcase cases[] = {
 	{ "rmap_walk_linear", t_rmap_walk_linear },
 	{ "stable_nodes_freed", t_stable_nodes_freed },
 	{ "fork_uncopied_zero_pages", t_fork_uncopied_zero_pages },
+	{ "memcg_uncharge", t_memcg_uncharge },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
 };
