@@ -1301,6 +1301,10 @@ int main(int argc, char **argv)
 	if (wr_str(KSM "merge_sync", "2"))
 		wr_str(KSM "run", "1");
 	wr_str(THP "enabled", "always");
+	/* KTAP: the plan first, so that kunit.py parse reads the cases */
+	for (i = 0, k = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		k += argc < 2 || strstr(cases[i].name, argv[1]);
+	printf("KTAP version 1\n1..%d\n", k);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (argc > 1 && !strstr(cases[i].name, argv[1]))
 			continue;
