@@ -16,7 +16,9 @@ case $mode in test|shell|bench) ;; *) die "mode must be test, shell or bench" ;;
 
 # Which topics' payloads go in, and where the kernel comes from.
 if [ "$t" = medley ]; then payload="$TOPICS"; elif [ "$t" = base ]; then payload=""; else payload=$t; fi
-[ "$mode" = test ] && payload="$payload peer"
+# MM_PEER=0: without the peer suite (make check runs it on base and on the
+# medley only).
+[ "$mode" = test ] && [ "${MM_PEER:-1}" != 0 ] && payload="$payload peer"
 # The medley's own tests (memory hotplug, the stress) run last.
 [ "$t" = medley ] && [ "$mode" = test ] && payload="$payload medley"
 # A benchmark runs one topic's payload on whatever kernel the plan names.
