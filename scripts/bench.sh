@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make bench [TOPIC=t] [BENCH_RUNS=N]: run a topic's benchmark (default:
+# make bench [TOPIC=t] [BENCH_RUNS=N] [BENCH_RESUME=1]: run a topic's benchmark (default:
 # every topic's). guest/<t>/bench.plan has one line per configuration,
 # "<label> <kernel> [cmdline]", and may say "runs=N", the topic's default
 # number of runs (3 when it says nothing); BENCH_RUNS overrides it. Each
@@ -36,7 +36,19 @@ for t in $topics; do
 	done
 	[ "$(echo "$labels" | tr ' ' '\n' | sort | uniq -d)" = "" ] || die "bench: $t: a label is twice in $plan"
 	dir=$OUT/bench/$t
-	if [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
+	# BENCH_RESUME=1: a folder of the same plan (runs, labels) keeps the
+	# runs it has and gets the rest (a long plan over several sittings);
+	# runs of another build of a kernel are refused below, as ever.
+	resume=
+	if [ -n "${BENCH_RESUME:-}" ] && [ -f "$dir/meta.txt" ]; then
+		if grep -qx "runs: $runs" "$dir/meta.txt" && grep -qx "labels: $labels" "$dir/meta.txt"; then
+			resume=1
+			say "bench: $t: resuming in $dir, $(ls "$dir" | grep -c '\.[0-9]*\.txt$') runs kept"
+		else
+			die "bench: $t: BENCH_RESUME: $dir is of another plan ($(grep -m1 '^runs:' "$dir/meta.txt"), $(grep -m1 '^labels:' "$dir/meta.txt")); nothing moved"
+		fi
+	fi
+	if [ -z "$resume" ] && [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ]; then
 		old=$dir.$(date -u -r "$dir/meta.txt" +%Y%m%dT%H%M%S 2>/dev/null || date -u +%Y%m%dT%H%M%S)
 		while [ -e "$old" ]; do old=$old.1; done
 		mv "$dir" "$old"; say "bench: $t: the previous results are kept in $old"
@@ -45,6 +57,9 @@ for t in $topics; do
 	n=$(plan_lines "$plan" | wc -l)
 	total=$(( n * runs ))
 	# (run under nice: said in the command, as it was run)
+	if [ -n "$resume" ]; then
+		echo "resumed: $(date -u '+%Y-%m-%d %H:%M UTC')" >> "$dir/meta.txt"
+	else
 	{ echo "command: $([ "$(nice)" = 0 ] || echo "nice -n $(nice) ")make bench TOPIC=$t BENCH_RUNS=$runs${MM_VARIANT:+ MM_VARIANT=$MM_VARIANT}"
 	  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 	  echo "base: $(base_tag)"
@@ -53,11 +68,16 @@ for t in $topics; do
 	  echo "runs: $runs"
 	  echo "labels: $labels"
 	} > "$dir/meta.txt"
+	fi
 	i=0
 	for run in $(seq 1 "$runs"); do
 		while read -r label kernel cmdline; do
 			i=$((i + 1))
 			b=$label.$run
+			if [ -n "$resume" ] && [ -s "$dir/$b.txt" ]; then
+				say "bench: $t [$i/$total] $label run $run/$runs kept from before"
+				continue
+			fi
 			est=$(eta_estimate "bench $t $label" "$CACHE/bench-runs")
 			# the time left: this boot and every later one (their last times);
 			# line j of the plan boots (runs - run) more times after this

@@ -3,8 +3,8 @@
 # boot.sh (no kernel, no QEMU): N interleaved boots per plan line, one
 # file per run, meta.txt with N, the labels and each boot's clock,
 # accelerator and config; BENCH_RUNS over the plan's runs=; the previous
-# folder kept aside; a boot on another clocksource refused before the
-# topic's report runs.
+# folder kept aside (or resumed: BENCH_RESUME); a boot on another
+# clocksource refused before the topic's report runs.
 . "$(dirname "$0")/prelude.lib"
 R=$T/repo
 mkdir -p "$R/scripts" "$R/branches/medley" "$R/guest/demo" "$T/cache/obj/base" "$T/cache/obj/demo"
@@ -72,6 +72,19 @@ STUB_HPET=topic.2 bench; rc=$?
 [ $rc != 0 ] && grep -q "comparison refused: boots on different clocksources" "$T/log" && [ ! -f "$T/out/report/demo.md" ] \
 	&& grep -q "comparison refused" "$B/meta.txt" && [ -f "$B/topic.2.txt" ] \
 	&& ok "a boot on another clocksource: refused, no report, the runs kept" || { notok "clock refusal (rc $rc)"; diag "$T/log"; }
+
+# BENCH_RESUME=1: an interrupted folder keeps its runs and gets the rest
+printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) # SMP \nLinux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 01:00:00 UTC 2026\n' > "$T/cache/obj/demo/vmlinux"
+bench >/dev/null; rm -f "$B/topic.2.txt" "$T/out/order"; n0=$(ls -d "$T"/out/bench/demo.* | wc -l)
+BENCH_RESUME=1 bench; rc=$?
+[ $rc = 0 ] && [ "$(tr '\n' ' ' < "$T/out/order")" = "topic.2 " ] && [ -f "$B/base.1.txt" ] && [ -f "$B/topic.2.txt" ] \
+	&& [ "$(ls -d "$T"/out/bench/demo.* | wc -l)" = "$n0" ] && grep -q "^resumed: " "$B/meta.txt" && grep -q "2 runs kept\|3 runs kept" "$T/log" \
+	&& grep -q "^base 600 ± 0 (600–600, n=2)$" "$T/out/report/demo.md" \
+	&& ok "BENCH_RESUME=1 boots only the missing run, keeps the folder and the others, reports all" || { notok "resume (rc $rc): $(cat "$T/out/order" 2>/dev/null)"; diag "$T/log"; }
+rm -f "$T/out/order"
+BENCH_RESUME=1 BENCH_RUNS=3 bench; rc=$?
+[ $rc != 0 ] && grep -q "BENCH_RESUME: .* is of another plan (runs: 2, labels: base topic); nothing moved" "$T/log" && [ ! -f "$T/out/order" ] && [ -f "$B/topic.2.txt" ] \
+	&& ok "BENCH_RESUME on a folder of another plan: refused, nothing booted or moved" || { notok "resume of another plan (rc $rc)"; diag "$T/log"; }
 
 # a tree rebuilt after its bzImage: the boot's banner is not its vmlinux's
 printf 'Linux version 6.12.118+ (root@vm) (gcc 12.2.0) #1 SMP Mon Dec  7 02:00:00 UTC 2026\n' > "$T/cache/obj/demo/vmlinux"
