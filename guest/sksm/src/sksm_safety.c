@@ -25,6 +25,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <linux/io_uring.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -832,6 +836,350 @@ static int t_rmap_walk_linear(void)
 	return 0;
 }
 
+/* ---- bounded holds and prompt signals ---- */
+
+#define DBG "/sys/kernel/debug/ksm/"
+
+static int debugfs_ready(void)
+{
+	if (access(DBG "merge_rmap_walked", R_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(DBG "merge_rmap_walked", R_OK) ? -1 : 0;
+}
+
+/*
+ * One hold of ksm_thread_mutex visits a bounded number of page table
+ * entries: a range of 32768 zero-page PTEs (read faults, no THP) with one
+ * page to merge at its far end. The debugfs file ksm/merge_walk_max holds
+ * the largest number of page table entries one hold visited; it must stay
+ * within the 256 steps of a batch, and the far page must still be merged.
+ */
+static int t_walk_bounded(void)
+{
+	unsigned long n = 32768, i;
+	char *p = map_aligned(n * ps, HPAGE);
+	long s0, walk;
+	volatile char c;
+
+	if (debugfs_ready() || access(DBG "merge_walk_max", W_OK))
+		FAIL("no %smerge_walk_max", DBG);
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n - 1; i++)
+		c = p[i * ps];
+	(void)c;
+	fill(p + (n - 1) * ps, 990001);
+	s0 = rd_long(KSM "sksm_pages_shared");
+	if (wr_str(DBG "merge_walk_max", "0"))
+		FAIL("cannot reset merge_walk_max");
+	if (madv_merge(p, n * ps))
+		FAIL("MADV_MERGE: %s", strerror(errno));
+	walk = rd_long(DBG "merge_walk_max");
+	printf("# %lu zero-page PTEs: at most %ld page table entries visited in one hold\n",
+	       n, walk);
+	if (walk > 256)
+		FAIL("one hold visited %ld page table entries, want <= 256", walk);
+	if (rd_long(KSM "sksm_pages_shared") - s0 < 1)
+		FAIL("the page at the end of the range was not merged");
+	return check(p + (n - 1) * ps, 990001) ? 1 : 0;
+}
+
+/*
+ * A signal storm (ITIMER_REAL, SIGALRM every 1 ms, a handler without
+ * SA_RESTART) during the merge of 16384 unique pages: the call is
+ * restarted after each signal and resumes where it stopped, so it
+ * completes without EINTR and walks at most 2 rmap_items a page in all
+ * (debugfs ksm/merge_rmap_walked), where each restart from the start of
+ * the range walked the merged prefix again. (ITIMER_PROF would not do:
+ * its expiry is processed on the return to userspace.) A machine fast
+ * enough to merge the range in under 2 ms skips the case.
+ */
+static volatile int prof_sigs;
+static void on_prof(int s) { prof_sigs++; }
+
+static int t_signal_storm(void)
+{
+	unsigned long n = 16384;
+	char *p = map_aligned(n * ps, HPAGE);
+	struct sigaction sa = { .sa_handler = on_prof };
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { };
+	long w0, w1;
+	int err;
+
+	if (debugfs_ready())
+		FAIL("no debugfs ksm/merge_rmap_walked");
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	fill_range(p, n, 31);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	w0 = rd_long(DBG "merge_rmap_walked");
+	setitimer(ITIMER_REAL, &it, NULL);
+	err = madv_merge(p, n * ps);
+	setitimer(ITIMER_REAL, &off, NULL);
+	w1 = rd_long(DBG "merge_rmap_walked");
+	printf("# %lu pages, %d SIGALRM handled, %ld rmap_items walked\n",
+	       n, prof_sigs, w1 - w0);
+	if (err)
+		FAIL("MADV_MERGE under SIGALRM: %s", strerror(err));
+	if (prof_sigs < 2) {
+		printf("# only %d SIGALRM arrived during the call\n", prof_sigs);
+		return SKIP;
+	}
+	if (w1 - w0 > 2 * (long)n)
+		FAIL("%ld rmap_items walked for %lu pages: restarts walked the merged part again",
+		     w1 - w0, n);
+	return verify_range(p, n, 31, "signal storm") ? 1 : 0;
+}
+
+/*
+ * SIGSTOP stops a call that merges nothing (its range is merged already)
+ * while the call is in progress: a child merges 16384 pages, calls again
+ * over them (the work of that call, in page table entries visited, debugfs
+ * ksm/merge_walk_total, is W), then calls a third time; once the counter
+ * moves the parent sends SIGSTOP and
+ * polls /proc/<child>/stat until the state is T (a hang guard of 300 s,
+ * not a timing threshold). The third call must have stopped before doing
+ * all of W, and, continued, completes.
+ */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *q;
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	q = strrchr(buf, ')');
+	return q && q[1] && q[2] ? q[2] : 0;
+}
+
+static int t_sigstop_prompt(void)
+{
+	unsigned long n = 16384;
+	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long b, c1, w;
+	int go[2], i, st;
+	char st_c = 0, x;
+	pid_t kid;
+
+	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	if (pipe(go))
+		FAIL("pipe");
+	kid = fork();
+	if (!kid) {
+		char *p = map_aligned(n * ps, HPAGE);
+		long w0;
+
+		madvise(p, n * ps, MADV_NOHUGEPAGE);
+		fill_range(p, n, 41);
+		if (madv_merge(p, n * ps))
+			_exit(2);
+		w0 = rd_long(DBG "merge_walk_total");
+		if (madv_merge(p, n * ps))
+			_exit(3);
+		sh[0] = rd_long(DBG "merge_walk_total") - w0;
+		sh[1] = 1;
+		if (read(go[0], &x, 1) != 1)
+			_exit(4);
+		sh[2] = madv_merge(p, n * ps);
+		sh[3] = 1;
+		_exit(verify_range(p, n, 41, "after SIGSTOP") ? 5 : 0);
+	}
+	for (i = 0; i < 300000 && !sh[1]; i++)
+		usleep(1000);
+	if (!sh[1])
+		FAIL("child did not get ready");
+	w = sh[0];
+	b = rd_long(DBG "merge_walk_total");
+	if (write(go[1], "g", 1) != 1)
+		FAIL("write");
+	/* the call is in progress once the counter moves */
+	for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
+		;
+	kill(kid, SIGSTOP);
+	for (i = 0; i < 300000 && (st_c = proc_state(kid)) != 'T'; i++)
+		usleep(1000);
+	c1 = rd_long(DBG "merge_walk_total");
+	printf("# W %ld page table entries a call; stopped (state %c) after %ld, call %s\n",
+	       w, st_c ? st_c : '?', c1 - b, sh[3] ? "returned" : "in progress");
+	kill(kid, SIGCONT);
+	waitpid(kid, &st, 0);
+	if (st_c != 'T')
+		FAIL("child never stopped");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("child failed: status %#x", st);
+	if (sh[2])
+		FAIL("MADV_MERGE after SIGSTOP/SIGCONT: %s", strerror(sh[2]));
+	if (c1 - b >= w)
+		FAIL("the call did all its work (%ld of %ld) before stopping", c1 - b, w);
+	return 0;
+}
+
+/*
+ * io_uring's IORING_OP_MADVISE refuses MADV_MERGE with EINVAL: the call
+ * yields to signals with -ERESTARTNOINTR, which only the syscall path can
+ * restart, and which io_uring would hand to userspace as -513.
+ */
+static int t_io_uring_refused(void)
+{
+	struct io_uring_params par = { };
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char *sq, *cq, *p = map_aligned(4 * ps, ps);
+	int fd, res;
+
+	fd = syscall(__NR_io_uring_setup, 4, &par);
+	if (fd < 0)
+		return SKIP;	/* no io_uring in this kernel */
+	sq = mmap(NULL, par.sq_off.array + par.sq_entries * 4, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, par.cq_off.cqes + par.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, par.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED)
+		FAIL("mmap of the rings");
+	sq_tail = (unsigned int *)(sq + par.sq_off.tail);
+	sq_mask = (unsigned int *)(sq + par.sq_off.ring_mask);
+	sq_array = (unsigned int *)(sq + par.sq_off.array);
+	cq_head = (unsigned int *)(cq + par.cq_off.head);
+	cq_tail = (unsigned int *)(cq + par.cq_off.tail);
+	cq_mask = (unsigned int *)(cq + par.cq_off.ring_mask);
+	fill_range(p, 4, 51);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_MADVISE;
+	sqe->addr = (unsigned long)p;
+	sqe->len = 4 * ps;
+	sqe->fadvise_advice = MADV_MERGE;
+	sq_array[*sq_tail & *sq_mask] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		FAIL("io_uring_enter: %s", strerror(errno));
+	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head)
+		FAIL("no completion");
+	cqe = (struct io_uring_cqe *)(cq + par.cq_off.cqes) + (*cq_head & *cq_mask);
+	res = cqe->res;
+	printf("# IORING_OP_MADVISE(MADV_MERGE): %d\n", res);
+	close(fd);
+	if (res != -EINVAL)
+		FAIL("IORING_OP_MADVISE(MADV_MERGE) gave %d, want %d (EINVAL)", res, -EINVAL);
+	return 0;
+}
+
+/*
+ * Stable nodes parked by an exit while a fork child still maps the pages
+ * are freed once the child exits too, with ksmd idle: a process turns
+ * 1024 pages of unique contents into KSM pages, forks a child that keeps
+ * them mapped (with no rmap_item of its own), and exits; 3 s later (the
+ * parked nodes were looked at once by then) the child exits. The stable
+ * node count (debugfs ksm/stable_nodes) must drop by the 1024 nodes,
+ * polled with a hang guard of 200 s.
+ */
+static int t_parked_nodes_freed(void)
+{
+	const char *f = DBG "stable_nodes";
+	unsigned long n = 1024, i;
+	long s1 = -1, s2 = -1;
+	int tries, st, fds[2];
+	pid_t pid, kid = -1;
+
+	if (debugfs_ready() || rd_long(f) < 0)
+		FAIL("no %s", f);
+	if (pipe(fds))
+		FAIL("pipe");
+	pid = fork();
+	if (!pid) {
+		char *p = map_aligned(n * ps, ps);
+
+		close(fds[0]);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, 810000 + i);
+		if (madv_merge(p, n * ps))
+			_exit(1);
+		s1 = rd_long(f);
+		kid = fork();
+		if (!kid) {
+			close(fds[1]);
+			pause();
+			_exit(0);
+		}
+		if (write(fds[1], &s1, sizeof(s1)) != sizeof(s1) ||
+		    write(fds[1], &kid, sizeof(kid)) != sizeof(kid))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &s1, sizeof(s1)) != sizeof(s1) ||
+	    read(fds[0], &kid, sizeof(kid)) != sizeof(kid))
+		s1 = -1;
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || s1 < 0 || kid <= 0) {
+		if (kid > 0)
+			kill(kid, SIGKILL);
+		FAIL("child failed");
+	}
+	sleep(3);
+	s2 = rd_long(f);
+	printf("# stable_nodes: %ld with the %lu nodes, %ld with the fork child alone\n",
+	       s1, n, s2);
+	kill(kid, SIGKILL);
+	for (tries = 0; tries < 2000; tries++) {
+		s2 = rd_long(f);
+		if (s2 <= s1 - (long)n + 16)
+			break;
+		usleep(100000);
+	}
+	printf("# stable_nodes: %ld after the fork child's exit and %d waits\n",
+	       s2, tries);
+	if (s2 > s1 - (long)n + 16)
+		FAIL("%ld of the %lu parked stable nodes left", s2 - (s1 - (long)n), n);
+	return 0;
+}
+
+/*
+ * MADV_MERGE refuses a range registered with userfaultfd for write-protect
+ * tracking (EINVAL): merging would drop the uffd-wp bit of its PTEs.
+ * Skipped without userfaultfd or its write-protect mode.
+ */
+static int t_uffd_wp_refused(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	char *p = map_aligned(4 * ps, ps);
+	int fd, err;
+
+	fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return SKIP;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return SKIP;
+	}
+	fill_range(p, 4, 61);
+	reg.range.start = (unsigned long)p;
+	reg.range.len = 4 * ps;
+	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		close(fd);
+		return SKIP;
+	}
+	err = madv_merge(p, 4 * ps);
+	close(fd);
+	if (err != EINVAL)
+		FAIL("MADV_MERGE on a uffd-wp range: %s, want EINVAL",
+		     err ? strerror(err) : "0");
+	return verify_range(p, 4, 61, "uffd-wp") ? 1 : 0;
+}
+
 /*
  * Stable nodes of exited processes' unique pages are freed with ksmd idle:
  * a child turns 2048 pages of unique contents into KSM pages and exits;
@@ -1273,6 +1621,12 @@ static const struct tcase cases[] = {
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
+	{ "walk_bounded_per_hold", t_walk_bounded },
+	{ "signal_storm_resumes", t_signal_storm },
+	{ "sigstop_stops_the_call", t_sigstop_prompt },
+	{ "io_uring_madvise_refused", t_io_uring_refused },
+	{ "uffd_wp_refused", t_uffd_wp_refused },
+	{ "parked_nodes_freed_after_fork_child", t_parked_nodes_freed },
 	{ "stable_nodes_freed", t_stable_nodes_freed },
 	{ "fork_uncopied_zero_pages", t_fork_uncopied_zero_pages },
 	{ "memcg_uncharge", t_memcg_uncharge },
