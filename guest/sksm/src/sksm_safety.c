@@ -887,9 +887,13 @@ static int t_walk_bounded(void)
  * A signal storm (ITIMER_REAL, SIGALRM every 1 ms, a handler without
  * SA_RESTART) during the merge of 16384 unique pages: the call is
  * restarted after each signal and resumes where it stopped, so it
- * completes without EINTR and walks at most 2 rmap_items a page in all
- * (debugfs ksm/merge_rmap_walked), where each restart from the start of
- * the range walked the merged prefix again. (ITIMER_PROF would not do:
+ * completes without EINTR and visits at most 4 page table entries (and
+ * VMAs) a page in all (debugfs ksm/merge_walk_total: 3 a page, one each of
+ * VMA, PMD and PTE, and a few at each restart), and walks at most 2
+ * rmap_items a page (ksm/merge_rmap_walked), where each restart from the
+ * start of the range walked the page tables of the merged part again
+ * (an rmap_item found at its page's address is not counted as walked, so
+ * the second bound alone misses that). (ITIMER_PROF would not do:
  * its expiry is processed on the return to userspace.) A machine fast
  * enough to merge the range in under 2 ms skips the case.
  */
@@ -902,21 +906,23 @@ static int t_signal_storm(void)
 	char *p = map_aligned(n * ps, HPAGE);
 	struct sigaction sa = { .sa_handler = on_prof };
 	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { };
-	long w0, w1;
+	long w0, w1, t0, t1;
 	int err;
 
-	if (debugfs_ready())
-		FAIL("no debugfs ksm/merge_rmap_walked");
+	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
 	fill_range(p, n, 31);
 	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
 	w0 = rd_long(DBG "merge_rmap_walked");
+	t0 = rd_long(DBG "merge_walk_total");
 	setitimer(ITIMER_REAL, &it, NULL);
 	err = madv_merge(p, n * ps);
 	setitimer(ITIMER_REAL, &off, NULL);
 	w1 = rd_long(DBG "merge_rmap_walked");
-	printf("# %lu pages, %d SIGALRM handled, %ld rmap_items walked\n",
-	       n, prof_sigs, w1 - w0);
+	t1 = rd_long(DBG "merge_walk_total");
+	printf("# %lu pages, %d SIGALRM handled, %ld rmap_items walked, %ld page table entries visited\n",
+	       n, prof_sigs, w1 - w0, t1 - t0);
 	if (err)
 		FAIL("MADV_MERGE under SIGALRM: %s", strerror(err));
 	if (prof_sigs < 2) {
@@ -926,6 +932,9 @@ static int t_signal_storm(void)
 	if (w1 - w0 > 2 * (long)n)
 		FAIL("%ld rmap_items walked for %lu pages: restarts walked the merged part again",
 		     w1 - w0, n);
+	if (t1 - t0 > 4 * (long)n)
+		FAIL("%ld page table entries visited for %lu pages: restarts walked the merged part again",
+		     t1 - t0, n);
 	return verify_range(p, n, 31, "signal storm") ? 1 : 0;
 }
 
