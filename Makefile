@@ -4,6 +4,7 @@
 #   make boot              build + boot all topics together (the medley), run every test
 #   make check             the whole test suite (what .ci/run runs)
 #   make boot TOPIC=sksm   one topic;  TOPIC=base: the unpatched tree
+#   make boot-variants TOPIC=try-alloc-pages   its PREEMPT_RT and !SMP kernels, booted and tested
 #   make shell TOPIC=t     interactive guest shell (HOST=1: in the host's root, read-only)
 #   make check-series TOPIC=t, make bench [TOPIC=t], make series TOPIC=t [SEND=1|smtp|reflect]
 #   make import|export|build TOPIC=t, make base, make deps
@@ -12,7 +13,7 @@ TOPIC ?=
 SHELL := /bin/bash
 S := scripts
 
-.PHONY: help deps base import export build boot shell check-series bench report series roundtrip medley check test-scripts clean-out topics
+.PHONY: help deps base import export build boot boot-variants shell check-series bench report series roundtrip medley check test-scripts clean-out topics
 help:
 	@sed -n 's/^#   //p' Makefile
 
@@ -36,6 +37,10 @@ build: base
 
 boot: base
 	@bash $(S)/boot.sh $(or $(TOPIC),medley) test
+
+# the topic's kernel in its other configurations (guest/<t>/variants/boot)
+boot-variants: base
+	@bash guest/$(or $(TOPIC),$(error TOPIC=... is required))/variants/boot
 
 shell: base
 	@MM_HOST=$(HOST) bash $(S)/boot.sh $(or $(TOPIC),medley) shell

@@ -81,15 +81,18 @@ if [ "$targets" = bzImage ] && [ -f "$obj/arch/x86/boot/bzImage" ] && [ "$(cat "
 	exit 0
 fi
 rm -f "$obj/.built"
-# This object folder's own lock (sparse runs in it too), then the machine's.
-exec 8>"$obj/.lock"
-flock 8
 # A run of the whole suite (make check) holds the priority lock: other
-# builds wait until it ends instead of racing it for the build lock.
+# builds wait until it ends instead of racing it for the build lock. They
+# wait before they take any other lock: a build that held its object
+# folder's lock while it waited here kept make check's build of the same
+# folder waiting for it, and each waited for the other for good.
 if [ -z "${MM_PRIORITY:-}" ] && ! flock -n -s "$CACHE/priority.lock" true; then
 	say "build: make check is running; waiting for it"
 	flock -s "$CACHE/priority.lock" true
 fi
+# This object folder's own lock (sparse runs in it too), then the machine's.
+exec 8>"$obj/.lock"
+flock 8
 exec 9>"$BUILD_LOCK"
 if ! flock -n 9; then say "build: waiting for another kernel build to finish"; flock 9; fi
 jobs=${JOBS:-$(nproc)}

@@ -17,6 +17,8 @@
  *
  * With KPHOT_BIND=1 in the environment, the hot set is then bound to its
  * node with mbind(MPOL_BIND) (a VMA policy): kpromoted must leave it there.
+ * With KPHOT_STOP=<file>, the run also ends at the first sample after
+ * <file> exists (the caller's condition is met; <secs> is then a bound).
  *
  * Other modes:
  *   kphot fill <node> <MiB>  allocate and touch MiB on node (THP if
@@ -239,6 +241,7 @@ int main(int argc, char **argv)
 {
 	unsigned long hot, cold, cold_every, max_acc, acc = 0, cold_acc = 0;
 	unsigned long since_cold = 0, i;
+	const char *stop_file = getenv("KPHOT_STOP");
 	int stop90;
 	double secs, sample, start, next, t90 = -1, t;
 	char *h, *c;
@@ -308,7 +311,8 @@ int main(int argc, char **argv)
 				t90 = t - start;
 			next += sample;
 			if ((max_acc && acc >= max_acc) || t - start >= secs ||
-			    (stop90 && t90 >= 0))
+			    (stop90 && t90 >= 0) ||
+			    (stop_file && !access(stop_file, F_OK)))
 				break;
 		}
 	}

@@ -3,12 +3,7 @@
 # cpuinfo with or without vmx/svm, a /dev/kvm that is there, missing or not
 # openable, a probe boot that prints or stays silent), the MM_ACCEL
 # override, and the probe's answer kept per host boot id.
-set -u
-S=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. "$S/ktap.sh"
-echo "TAP version 13"
+. "$(dirname "$0")/prelude.lib"
 printf 'processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic vmx sse2\n' > "$T/cpu-vmx"
 printf 'processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic svm sse2\n' > "$T/cpu-svm"
 printf 'processor\t: 0\nflags\t\t: fpu vme de pse tsc msr pae mce cx8 apic hypervisor sse2\n' > "$T/cpu-none"

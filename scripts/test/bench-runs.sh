@@ -5,12 +5,7 @@
 # accelerator and config; BENCH_RUNS over the plan's runs=; the previous
 # folder kept aside; a boot on another clocksource refused before the
 # topic's report runs.
-set -u
-S=$(cd "$(dirname "$0")/.." && pwd)
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-. "$S/ktap.sh"
-echo "TAP version 13"
+. "$(dirname "$0")/prelude.lib"
 R=$T/repo
 mkdir -p "$R/scripts" "$R/branches/medley" "$R/guest/demo" "$T/cache/obj/base" "$T/cache/obj/demo"
 cp "$S/lib.sh" "$S/progress.sh" "$S/bench.sh" "$S/report.py" "$S/stats.py" "$R/scripts/"

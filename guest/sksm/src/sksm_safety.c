@@ -620,7 +620,7 @@ static int t_merge_switch(void)
 	char *p = map_aligned(n * ps, ps);
 	long sync0 = rd_long(KSM "merge_sync"), m0;
 	char v[32];
-	int err, ret = 0;
+	int err, ret = 0, k;
 
 	if (sync0 < 0)
 		FAIL("no " KSM "merge_sync");
@@ -647,7 +647,19 @@ static int t_merge_switch(void)
 		printf("# merge_sync=1, uid 65534: pages merged\n");
 		ret = 1;
 	}
-	err = madv_merge(p, n * ps);
+	/*
+	 * MADV_MERGE returns 0 and leaves a page it finds busy (a reference
+	 * held elsewhere for a moment) to the next call: seen once in the
+	 * medley, busy with kpromoted and NMI allocations. Asked again, a
+	 * bounded number of times, until merged.
+	 */
+	for (k = 0; k < 20; k++) {
+		err = madv_merge(p, n * ps);
+		if (err || (pfn_of(p + ps) && pfn_of(p + ps) == pfn_of(p + 9 * ps)))
+			break;
+	}
+	if (k)
+		printf("# merge_sync=1, root: merged after %d calls\n", k + 1);
 	if (err) {
 		printf("# merge_sync=1, root: %s\n", strerror(err));
 		ret = 1;
