@@ -244,7 +244,7 @@ static int kmsg_splats(int fd)
 static int t_thp_pmd_subrange(void)
 {
 	unsigned long n = HPAGE / ps;
-	long merged0 = rd_long(KSM "sksm_pages_merged");
+	long merged0 = rd_long(KSM "merge_sync_pages_merged");
 	char *p = map_aligned(HPAGE, HPAGE);
 	int err;
 
@@ -259,8 +259,8 @@ static int t_thp_pmd_subrange(void)
 	err = madv_merge(p + ps, HPAGE - ps);
 	if (err)
 		FAIL("MADV_MERGE(thp + 4 KiB): %s", strerror(err));
-	if (rd_long(KSM "sksm_pages_merged") <= merged0)
-		FAIL("nothing merged (sksm_pages_merged %ld)", rd_long(KSM "sksm_pages_merged"));
+	if (rd_long(KSM "merge_sync_pages_merged") <= merged0)
+		FAIL("nothing merged (merge_sync_pages_merged %ld)", rd_long(KSM "merge_sync_pages_merged"));
 	if (pfn_of(p + 2 * ps) && pfn_of(p + 2 * ps) != pfn_of(p + 10 * ps))
 		FAIL("identical pages 2 and 10 not merged");
 	if (verify_range(p, n, 0, "thp"))
@@ -697,13 +697,13 @@ static int t_merge_switch(void)
 		ret = 1;
 	}
 	wr_str(KSM "merge_sync", "1");
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	err = merge_as(65534, n, 15);
 	if (err != EPERM) {
 		printf("# merge_sync=1, uid 65534: %s, want EPERM\n", err > 99 ? "child failed" : err ? strerror(err) : "success");
 		ret = 1;
 	}
-	if (rd_long(KSM "sksm_pages_merged") != m0) {
+	if (rd_long(KSM "merge_sync_pages_merged") != m0) {
 		printf("# merge_sync=1, uid 65534: pages merged\n");
 		ret = 1;
 	}
@@ -733,15 +733,15 @@ static int t_merge_switch(void)
 		ret = 1;
 	/* a fresh range, merged by an unprivileged caller */
 	wr_str(KSM "merge_sync", "2");
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	err = merge_as(65534, n, 13);
 	if (err) {
 		printf("# merge_sync=2, uid 65534: %s\n", err > 99 ? "child failed" : strerror(err));
 		ret = 1;
 	}
-	if (rd_long(KSM "sksm_pages_merged") - m0 < 4) {
-		printf("# merge_sync=2, uid 65534: sksm_pages_merged moved by %ld, want >= 4\n",
-		       rd_long(KSM "sksm_pages_merged") - m0);
+	if (rd_long(KSM "merge_sync_pages_merged") - m0 < 4) {
+		printf("# merge_sync=2, uid 65534: merge_sync_pages_merged moved by %ld, want >= 4\n",
+		       rd_long(KSM "merge_sync_pages_merged") - m0);
 		ret = 1;
 	}
 	if (rd_long(KSM "run") != 0) {
@@ -785,7 +785,7 @@ static int t_signals(void)
 			usleep(2000);
 		}
 	}
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	for (calls = 0; calls < 4 && !err; calls++) {
 		err = madv_merge(p, n * ps);
 		/* the next calls start over on pages not merged yet */
@@ -799,9 +799,9 @@ static int t_signals(void)
 		FAIL("MADV_MERGE under signals: %s", strerror(err));
 	if (!got_sig)
 		FAIL("no signal arrived");
-	if (rd_long(KSM "sksm_pages_merged") - m0 < (long)n)
-		FAIL("sksm_pages_merged moved by %ld, want >= %lu",
-		     rd_long(KSM "sksm_pages_merged") - m0, n);
+	if (rd_long(KSM "merge_sync_pages_merged") - m0 < (long)n)
+		FAIL("merge_sync_pages_merged moved by %ld, want >= %lu",
+		     rd_long(KSM "merge_sync_pages_merged") - m0, n);
 	return verify_range(p, n, 14, "signals") ? 1 : 0;
 }
 
@@ -941,7 +941,7 @@ static int t_walk_bounded(void)
 		c = p[i * ps];
 	(void)c;
 	fill(p + (n - 1) * ps, 990001);
-	s0 = rd_long(KSM "sksm_pages_shared");
+	s0 = rd_long(KSM "merge_sync_pages_shared");
 	if (wr_str(DBG "merge_walk_max", "0"))
 		FAIL("cannot reset merge_walk_max");
 	if (madv_merge(p, n * ps))
@@ -951,7 +951,7 @@ static int t_walk_bounded(void)
 	       n, walk);
 	if (walk > 256)
 		FAIL("one hold visited %ld page table entries, want <= 256", walk);
-	if (rd_long(KSM "sksm_pages_shared") - s0 < 1)
+	if (rd_long(KSM "merge_sync_pages_shared") - s0 < 1)
 		FAIL("the page at the end of the range was not merged");
 	return check(p + (n - 1) * ps, 990001) ? 1 : 0;
 }
