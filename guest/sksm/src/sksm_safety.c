@@ -1464,7 +1464,11 @@ static void *racer_merge(void *arg)
 		r = rand_r(&seed) % RREG;
 		pthread_rwlock_rdlock(&rlock[r]);
 		err = madv_merge(rbase + r * HPAGE + ps, HPAGE - ps);
-		if (err && err != ENOMEM) {
+		/*
+		 * ENOMEM: a hole punched by the other racers; EAGAIN: a page
+		 * held by them (a migration, a fork's copy, an LRU batch)
+		 */
+		if (err && err != ENOMEM && err != EAGAIN) {
 			printf("# merge: %s\n", strerror(err));
 			rfail = 1;
 		}
@@ -1685,6 +1689,239 @@ static int t_leaks(void)
 	return 0;
 }
 
+/*
+ * Memory offline under the stable tree: guest/sksm/qemu gives node 1 a
+ * 256 MiB DIMM, onlined into ZONE_MOVABLE at boot. Pages bound to node 1
+ * land there and MADV_MERGE makes KSM pages of them; then every DIMM
+ * block is offlined while a child that shares those KSM pages exits (its
+ * rmap_items and stable nodes freed by the exit path or the reaper, which
+ * must wait for the offline), and another child keeps calling MADV_MERGE
+ * on node 1 and forking grandchildren that merge and exit. After the
+ * offline: the KSM pages were migrated off the DIMM and are still shared,
+ * contents intact, and a fresh twin merges with them (the stable tree
+ * points at where they went); then the DIMM is onlined again.
+ */
+#define MEMSYS "/sys/devices/system/memory/"
+
+static int dimm_blocks(long *blk, int max, unsigned long *bsz)
+{
+	char path[320], buf[128];
+	struct dirent *d;
+	DIR *dir = opendir(MEMSYS);
+	int n = 0, fd;
+	ssize_t r;
+
+	if (!dir)
+		return 0;
+	*bsz = 0;
+	fd = open(MEMSYS "block_size_bytes", O_RDONLY);
+	if (fd >= 0) {
+		r = read(fd, buf, sizeof(buf) - 1);
+		buf[r > 0 ? r : 0] = 0;
+		*bsz = strtoul(buf, NULL, 16);
+		close(fd);
+	}
+	while ((d = readdir(dir)) && n < max) {
+		if (strncmp(d->d_name, "memory", 6) || d->d_name[6] < '0' || d->d_name[6] > '9')
+			continue;
+		snprintf(path, sizeof(path), MEMSYS "%s/node1", d->d_name);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), MEMSYS "%s/valid_zones", d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[r > 0 ? r : 0] = 0;
+		if (strstr(buf, "Movable"))
+			blk[n++] = atol(d->d_name + 6);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Write @state to every block, asking again (20 times at most) on EBUSY/EAGAIN */
+static int set_blocks(const long *blk, int n, const char *state)
+{
+	const char *want = strcmp(state, "offline") ? "online" : "offline";
+	char path[128], buf[32];
+	int i, k, fd;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), MEMSYS "memory%ld/state", blk[i]);
+		for (k = 0; k < 20; k++) {
+			fd = open(path, O_RDONLY);
+			r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			buf[r > 0 ? r : 0] = 0;
+			if (!strncmp(buf, want, strlen(want)))
+				break;
+			if (wr_str(path, state))
+				printf("# memory%ld: %s: %s (try %d)\n", blk[i], state, strerror(errno), k + 1);
+		}
+		if (k == 20)
+			return -1;
+	}
+	return 0;
+}
+
+static int bind_node1(char *p, size_t len)
+{
+	unsigned long mask = 1UL << 1;
+
+	return syscall(SYS_mbind, p, len, 2 /* MPOL_BIND */, &mask, 64, 0);
+}
+
+/* seeds of the offline case: twins of 8 contents, and zeros */
+static unsigned int off_seed(unsigned long i)
+{
+	return i % 16 == 15 ? 0 : 600 + i % 8;
+}
+
+static int offline_churn(volatile int *stop)
+{
+	unsigned long n = 64, i;
+	char *q = map_aligned(n * ps, ps);
+	unsigned int round = 0;
+	pid_t g;
+
+	if (!q || bind_node1(q, n * ps))
+		return 2;
+	madvise(q, n * ps, MADV_NOHUGEPAGE);
+	while (!*stop) {
+		round++;
+		for (i = 0; i < n; i++)
+			fill(q + i * ps, i % 2 ? off_seed(i) : 90000 + round * 64 + i);
+		g = fork();
+		if (!g) {
+			/* merges the same pages, and exits while they are KSM */
+			madv_merge(q, n * ps);
+			_exit(0);
+		}
+		madv_merge(q, n * ps);
+		for (i = 0; i < n; i++)
+			if (check(q + i * ps, i % 2 ? off_seed(i) : 90000 + round * 64 + i))
+				return 3;
+		waitpid(g, NULL, 0);
+		madvise(q, n * ps, MADV_DONTNEED);
+	}
+	return 0;
+}
+
+static int t_memory_offline(void)
+{
+	unsigned long n = 2048, i, in = 0, on = 0, apart = 0, bsz;
+	unsigned long long lo, hi, f;
+	long blk[64];
+	int nb, st, ret = 0, pfd[2], c1st, c2st;
+	char *p = map_aligned(n * ps, ps), *t = map_aligned(16 * ps, ps);
+	volatile int *stop = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t c1, c2;
+	char c;
+
+	nb = dimm_blocks(blk, 64, &bsz);
+	if (!nb || !bsz) {
+		printf("# no hot-removable memory on node 1\n");
+		return SKIP;
+	}
+	lo = hi = blk[0];
+	for (i = 0; i < (unsigned long)nb; i++) {
+		lo = blk[i] < (long)lo ? blk[i] : lo;
+		hi = blk[i] > (long)hi ? blk[i] : hi;
+	}
+	lo = lo * (bsz / ps);
+	hi = (hi + 1) * (bsz / ps);
+	printf("# %d DIMM blocks on node 1, PFNs %#llx-%#llx\n", nb, lo, hi);
+	if (!p || !t || stop == MAP_FAILED || bind_node1(p, n * ps) || bind_node1(t, 16 * ps))
+		FAIL("mmap/mbind: %s", strerror(errno));
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, off_seed(i));
+	for (i = 0; i < n; i++) {
+		f = pfn_of(p + i * ps);
+		in += f >= lo && f < hi;
+	}
+	st = madv_merge(p, n * ps);
+	if (st)
+		FAIL("MADV_MERGE: %s", strerror(st));
+	for (i = 0; i < 8; i++) {
+		f = pfn_of(p + i * ps);
+		on += f >= lo && f < hi;
+	}
+	printf("# %lu of %lu pages on the DIMM; %lu of the 8 KSM pages\n", in, n, on);
+	if (on < 8)
+		FAIL("the KSM pages are not on the DIMM");
+
+	/* c1 shares the KSM pages, and exits when told (during the offline) */
+	if (pipe(pfd))
+		FAIL("pipe");
+	c1 = fork();
+	if (!c1) {
+		close(pfd[1]);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, off_seed(i) ? 50 : 51);	/* its own */
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, off_seed(i));
+		madv_merge(p, n * ps);
+		read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	close(pfd[0]);
+	c2 = fork();
+	if (!c2)
+		_exit(offline_churn(stop));
+	usleep(200000);
+	close(pfd[1]);			/* c1 exits now */
+	if (set_blocks(blk, nb, "offline")) {
+		printf("# the DIMM could not be offlined\n");
+		ret = 1;
+	}
+	*stop = 1;
+	waitpid(c1, &c1st, 0);
+	waitpid(c2, &c2st, 0);
+	if (!WIFEXITED(c2st) || WEXITSTATUS(c2st)) {
+		printf("# the MADV_MERGE child failed (%#x)\n", c2st);
+		ret = 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (check(p + i * ps, off_seed(i)))
+			FAIL("page %lu wrong after the offline", i);
+		f = pfn_of(p + i * ps);
+		if (!ret && f >= lo && f < hi)
+			FAIL("page %lu still on the offlined DIMM (pfn %#llx)", i, f);
+		if (i >= 16 && off_seed(i) && f != pfn_of(p + (i % 8) * ps))
+			apart++;
+	}
+	printf("# after the offline: %lu twins apart from their KSM page\n", apart);
+	if (apart)
+		ret = 1;
+	/* a fresh twin finds the migrated KSM pages in the stable tree */
+	for (i = 0; i < 16; i++)
+		fill(t + i * ps, off_seed(i));
+	st = madv_merge(t, 16 * ps);
+	for (i = 0; i < 8; i++)
+		if (st || pfn_of(t + i * ps) != pfn_of(p + i * ps)) {
+			printf("# a fresh twin did not merge with the migrated KSM page %lu (%s)\n",
+			       i, st ? strerror(st) : "0");
+			ret = 1;
+			break;
+		}
+	if (set_blocks(blk, nb, "online_movable")) {
+		printf("# the DIMM could not be onlined again\n");
+		ret = 1;
+	}
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, off_seed(i) + 7);
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, off_seed(i) + 7))
+			FAIL("page %lu wrong after a write", i);
+	return ret;
+}
+
 /* ---- main ---- */
 
 struct tcase { const char *name; int (*fn)(void); };
@@ -1715,6 +1952,7 @@ static const struct tcase cases[] = {
 	{ "memcg_uncharge", t_memcg_uncharge },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
+	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
 int main(int argc, char **argv)
