@@ -1872,8 +1872,10 @@ static int t_memory_offline(void)
 	}
 	close(pfd[0]);
 	c2 = fork();
-	if (!c2)
+	if (!c2) {
+		close(pfd[1]);		/* c1's EOF is the parent's alone */
 		_exit(offline_churn(stop));
+	}
 	usleep(200000);
 	close(pfd[1]);			/* c1 exits now */
 	if (set_blocks(blk, nb, "offline")) {
