@@ -1813,7 +1813,12 @@ static int offline_churn(volatile int *stop)
 
 static int t_memory_offline(void)
 {
-	unsigned long n = 2048, i, in = 0, on = 0, apart = 0, bsz;
+	/*
+	 * 512 pages: each content has at most 64 mappings here, 128 with
+	 * c1's, below max_page_sharing (256), so that the fresh twins below
+	 * merge with these KSM pages rather than start a new duplicate.
+	 */
+	unsigned long n = 512, i, in = 0, on = 0, apart = 0, bsz;
 	unsigned long long lo, hi, f;
 	long blk[64];
 	int nb, st, ret = 0, pfd[2], c1st, c2st;
