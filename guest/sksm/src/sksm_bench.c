@@ -276,8 +276,8 @@ static int bench_sksm(int n, long mib)
 		if (spawn(&c[i], len, 0))
 			return 1;
 	anon1 = meminfo("AnonPages");
-	m0 = ksm_read("sksm_pages_merged");
-	s0 = ksm_read("sksm_pages_shared");
+	m0 = ksm_read("merge_sync_pages_merged");
+	s0 = ksm_read("merge_sync_pages_shared");
 	kt0 = ksmd_ticks();
 	printf("sksm_procs %d\nsksm_mib %ld\nsksm_pages_per_proc %ld\n",
 	       n, mib, pages);
@@ -306,8 +306,8 @@ static int bench_sksm(int n, long mib)
 	printf("sksm_saved_kb %ld\n", anon1 - anon2);
 	printf("sksm_expected_saved_kb %ld\n", (long)(n - 1) * pages * psize / 1024);
 	printf("sksm_pages_merged %ld\nsksm_pages_shared %ld\n",
-	       ksm_read("sksm_pages_merged") - m0,
-	       ksm_read("sksm_pages_shared") - s0);
+	       ksm_read("merge_sync_pages_merged") - m0,
+	       ksm_read("merge_sync_pages_shared") - s0);
 	printf("sksm_ksm_pages_sharing %ld\n", ksm_read("pages_sharing"));
 
 	/* Background CPU after the calls: nothing should run */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,10 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
+#include <linux/io_uring.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -239,7 +244,7 @@ static int kmsg_splats(int fd)
 static int t_thp_pmd_subrange(void)
 {
 	unsigned long n = HPAGE / ps;
-	long merged0 = rd_long(KSM "sksm_pages_merged");
+	long merged0 = rd_long(KSM "merge_sync_pages_merged");
 	char *p = map_aligned(HPAGE, HPAGE);
 	int err;
 
@@ -254,8 +259,8 @@ static int t_thp_pmd_subrange(void)
 	err = madv_merge(p + ps, HPAGE - ps);
 	if (err)
 		FAIL("MADV_MERGE(thp + 4 KiB): %s", strerror(err));
-	if (rd_long(KSM "sksm_pages_merged") <= merged0)
-		FAIL("nothing merged (sksm_pages_merged %ld)", rd_long(KSM "sksm_pages_merged"));
+	if (rd_long(KSM "merge_sync_pages_merged") <= merged0)
+		FAIL("nothing merged (merge_sync_pages_merged %ld)", rd_long(KSM "merge_sync_pages_merged"));
 	if (pfn_of(p + 2 * ps) && pfn_of(p + 2 * ps) != pfn_of(p + 10 * ps))
 		FAIL("identical pages 2 and 10 not merged");
 	if (verify_range(p, n, 0, "thp"))
@@ -512,7 +517,7 @@ static int t_vmsplice_pinned(void)
 {
 	unsigned long n = HPAGE / ps, i;
 	char *p = map_aligned(HPAGE, HPAGE), *buf = malloc(ps);
-	int pfd[2];
+	int pfd[2], err;
 	struct iovec iov;
 
 	if (!p || pipe(pfd))
@@ -525,8 +530,15 @@ static int t_vmsplice_pinned(void)
 	iov.iov_len = 8 * ps;
 	if (vmsplice(pfd[1], &iov, 1, 0) != (ssize_t)(8 * ps))
 		FAIL("vmsplice: %s", strerror(errno));
-	if (madv_merge(p + ps, HPAGE - ps))
-		FAIL("MADV_MERGE: %s", strerror(errno));
+	/*
+	 * The pipe holds references (FOLL_GET, not pins) to pages 1..8:
+	 * they, and the THP they belong to (it cannot be split while they
+	 * are held), are left, and the call says so.
+	 */
+	err = madv_merge(p + ps, HPAGE - ps);
+	if (err != EAGAIN)
+		FAIL("MADV_MERGE with pages in a pipe: %s, want EAGAIN",
+		     err ? strerror(err) : "0");
 	for (i = 1; i <= 8; i++) {
 		if (read(pfd[0], buf, ps) != (ssize_t)ps)
 			FAIL("read pipe");
@@ -535,6 +547,58 @@ static int t_vmsplice_pinned(void)
 	}
 	free(buf);
 	return verify_range(p, n, 8, "vmsplice") ? 1 : 0;
+}
+
+/*
+ * A page held by another CPU's LRU batch: faulted in on CPU 1, where the
+ * new folio waits in that CPU's lru_add batch (with a reference of its own)
+ * until the batch fills or is drained; then MADV_MERGE from CPU 0, whose
+ * own lru_add_drain() does not reach it. The call must merge it (after
+ * draining every CPU's batches) or say EAGAIN; never return 0 with the
+ * page left as it was. Twins: every page holds the same contents, so all
+ * of them end on one frame.
+ */
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int t_busy_lru_batch(void)
+{
+	unsigned long n = 8, i, left = 0;
+	char *p = map_aligned(n * ps, ps);
+	int err;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return SKIP;
+	if (!p)
+		FAIL("mmap");
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	if (pin_cpu(1))
+		FAIL("sched_setaffinity(1): %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, 4711);
+	if (pin_cpu(0))
+		FAIL("sched_setaffinity(0): %s", strerror(errno));
+	err = madv_merge(p, n * ps);
+	for (i = 1; i < n; i++)
+		left += !pfn_of(p) || pfn_of(p + i * ps) != pfn_of(p);
+	printf("# MADV_MERGE from CPU 0 of %lu twins faulted on CPU 1: %s, %lu not merged\n",
+	       n, err ? strerror(err) : "0", left);
+	if (err && err != EAGAIN)
+		FAIL("MADV_MERGE: %s", strerror(err));
+	if (!err && left)
+		FAIL("returned 0 with %lu of %lu twins not merged", left, n);
+	if (err == EAGAIN && !left)
+		FAIL("EAGAIN with every twin merged");
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, 4711))
+			FAIL("page %lu wrong", i);
+	return 0;
 }
 
 /* FOLL_LONGTERM pins from io_uring fixed buffers */
@@ -633,25 +697,26 @@ static int t_merge_switch(void)
 		ret = 1;
 	}
 	wr_str(KSM "merge_sync", "1");
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	err = merge_as(65534, n, 15);
 	if (err != EPERM) {
 		printf("# merge_sync=1, uid 65534: %s, want EPERM\n", err > 99 ? "child failed" : err ? strerror(err) : "success");
 		ret = 1;
 	}
-	if (rd_long(KSM "sksm_pages_merged") != m0) {
+	if (rd_long(KSM "merge_sync_pages_merged") != m0) {
 		printf("# merge_sync=1, uid 65534: pages merged\n");
 		ret = 1;
 	}
 	/*
-	 * MADV_MERGE returns 0 and leaves a page it finds busy (a reference
-	 * held elsewhere for a moment) to the next call: seen once in the
-	 * medley, busy with kpromoted and NMI allocations. Asked again, a
-	 * bounded number of times, until merged.
+	 * A page found busy (a reference held elsewhere for a moment: seen
+	 * once in the medley, with kpromoted and NMI allocations) is left
+	 * and reported with EAGAIN (a kernel without that report returned
+	 * 0). Asked again, a bounded number of times, until merged.
 	 */
 	for (k = 0; k < 20; k++) {
 		err = madv_merge(p, n * ps);
-		if (err || (pfn_of(p + ps) && pfn_of(p + ps) == pfn_of(p + 9 * ps)))
+		if (err != EAGAIN &&
+		    (err || (pfn_of(p + ps) && pfn_of(p + ps) == pfn_of(p + 9 * ps))))
 			break;
 	}
 	if (k)
@@ -668,15 +733,15 @@ static int t_merge_switch(void)
 		ret = 1;
 	/* a fresh range, merged by an unprivileged caller */
 	wr_str(KSM "merge_sync", "2");
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	err = merge_as(65534, n, 13);
 	if (err) {
 		printf("# merge_sync=2, uid 65534: %s\n", err > 99 ? "child failed" : strerror(err));
 		ret = 1;
 	}
-	if (rd_long(KSM "sksm_pages_merged") - m0 < 4) {
-		printf("# merge_sync=2, uid 65534: sksm_pages_merged moved by %ld, want >= 4\n",
-		       rd_long(KSM "sksm_pages_merged") - m0);
+	if (rd_long(KSM "merge_sync_pages_merged") - m0 < 4) {
+		printf("# merge_sync=2, uid 65534: merge_sync_pages_merged moved by %ld, want >= 4\n",
+		       rd_long(KSM "merge_sync_pages_merged") - m0);
 		ret = 1;
 	}
 	if (rd_long(KSM "run") != 0) {
@@ -720,7 +785,7 @@ static int t_signals(void)
 			usleep(2000);
 		}
 	}
-	m0 = rd_long(KSM "sksm_pages_merged");
+	m0 = rd_long(KSM "merge_sync_pages_merged");
 	for (calls = 0; calls < 4 && !err; calls++) {
 		err = madv_merge(p, n * ps);
 		/* the next calls start over on pages not merged yet */
@@ -734,9 +799,9 @@ static int t_signals(void)
 		FAIL("MADV_MERGE under signals: %s", strerror(err));
 	if (!got_sig)
 		FAIL("no signal arrived");
-	if (rd_long(KSM "sksm_pages_merged") - m0 < (long)n)
-		FAIL("sksm_pages_merged moved by %ld, want >= %lu",
-		     rd_long(KSM "sksm_pages_merged") - m0, n);
+	if (rd_long(KSM "merge_sync_pages_merged") - m0 < (long)n)
+		FAIL("merge_sync_pages_merged moved by %ld, want >= %lu",
+		     rd_long(KSM "merge_sync_pages_merged") - m0, n);
 	return verify_range(p, n, 14, "signals") ? 1 : 0;
 }
 
@@ -842,6 +907,359 @@ static int t_rmap_walk_linear(void)
 	if (w1 - w0 > 2 * (long)n || w2 - w1 > 2 * (long)n)
 		FAIL("more than 2 rmap_items walked per page");
 	return 0;
+}
+
+/* ---- bounded holds and prompt signals ---- */
+
+#define DBG "/sys/kernel/debug/ksm/"
+
+static int debugfs_ready(void)
+{
+	if (access(DBG "merge_rmap_walked", R_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(DBG "merge_rmap_walked", R_OK) ? -1 : 0;
+}
+
+/*
+ * One hold of ksm_thread_mutex visits a bounded number of page table
+ * entries: a range of 32768 zero-page PTEs (read faults, no THP) with one
+ * page to merge at its far end. The debugfs file ksm/merge_walk_max holds
+ * the largest number of page table entries one hold visited; it must stay
+ * within the 256 steps of a batch, and the far page must still be merged.
+ */
+static int t_walk_bounded(void)
+{
+	unsigned long n = 32768, i;
+	char *p = map_aligned(n * ps, HPAGE);
+	long s0, walk;
+	volatile char c;
+
+	if (debugfs_ready() || access(DBG "merge_walk_max", W_OK))
+		FAIL("no %smerge_walk_max", DBG);
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n - 1; i++)
+		c = p[i * ps];
+	(void)c;
+	fill(p + (n - 1) * ps, 990001);
+	s0 = rd_long(KSM "merge_sync_pages_shared");
+	if (wr_str(DBG "merge_walk_max", "0"))
+		FAIL("cannot reset merge_walk_max");
+	if (madv_merge(p, n * ps))
+		FAIL("MADV_MERGE: %s", strerror(errno));
+	walk = rd_long(DBG "merge_walk_max");
+	printf("# %lu zero-page PTEs: at most %ld page table entries visited in one hold\n",
+	       n, walk);
+	if (walk > 256)
+		FAIL("one hold visited %ld page table entries, want <= 256", walk);
+	if (rd_long(KSM "merge_sync_pages_shared") - s0 < 1)
+		FAIL("the page at the end of the range was not merged");
+	return check(p + (n - 1) * ps, 990001) ? 1 : 0;
+}
+
+/*
+ * A signal storm (ITIMER_REAL, SIGALRM every 1 ms, a handler without
+ * SA_RESTART) during the merge of 16384 unique pages: the call is
+ * restarted after each signal and resumes where it stopped, so it
+ * completes without EINTR and visits at most 4 page table entries (and
+ * VMAs) a page in all (debugfs ksm/merge_walk_total: 3 a page, one each of
+ * VMA, PMD and PTE, and a few at each restart), and walks at most 2
+ * rmap_items a page (ksm/merge_rmap_walked), where each restart from the
+ * start of the range walked the page tables of the merged part again
+ * (an rmap_item found at its page's address is not counted as walked, so
+ * the second bound alone misses that). (ITIMER_PROF would not do:
+ * its expiry is processed on the return to userspace.) A machine fast
+ * enough to merge the range in under 2 ms skips the case.
+ */
+static volatile int prof_sigs;
+static void on_prof(int s) { prof_sigs++; }
+
+static int t_signal_storm(void)
+{
+	unsigned long n = 16384;
+	char *p = map_aligned(n * ps, HPAGE);
+	struct sigaction sa = { .sa_handler = on_prof };
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } }, off = { };
+	long w0, w1, t0, t1;
+	int err;
+
+	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	fill_range(p, n, 31);
+	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART */
+	w0 = rd_long(DBG "merge_rmap_walked");
+	t0 = rd_long(DBG "merge_walk_total");
+	setitimer(ITIMER_REAL, &it, NULL);
+	err = madv_merge(p, n * ps);
+	setitimer(ITIMER_REAL, &off, NULL);
+	w1 = rd_long(DBG "merge_rmap_walked");
+	t1 = rd_long(DBG "merge_walk_total");
+	printf("# %lu pages, %d SIGALRM handled, %ld rmap_items walked, %ld page table entries visited\n",
+	       n, prof_sigs, w1 - w0, t1 - t0);
+	if (err)
+		FAIL("MADV_MERGE under SIGALRM: %s", strerror(err));
+	if (prof_sigs < 2) {
+		printf("# only %d SIGALRM arrived during the call\n", prof_sigs);
+		return SKIP;
+	}
+	if (w1 - w0 > 2 * (long)n)
+		FAIL("%ld rmap_items walked for %lu pages: restarts walked the merged part again",
+		     w1 - w0, n);
+	if (t1 - t0 > 4 * (long)n)
+		FAIL("%ld page table entries visited for %lu pages: restarts walked the merged part again",
+		     t1 - t0, n);
+	return verify_range(p, n, 31, "signal storm") ? 1 : 0;
+}
+
+/*
+ * SIGSTOP stops a call that merges nothing (its range is merged already)
+ * while the call is in progress: a child merges 16384 pages, calls again
+ * over them (the work of that call, in page table entries visited, debugfs
+ * ksm/merge_walk_total, is W), then calls a third time; once the counter
+ * moves the parent sends SIGSTOP and
+ * polls /proc/<child>/stat until the state is T (a hang guard of 300 s,
+ * not a timing threshold). The third call must have stopped before doing
+ * all of W, and, continued, completes.
+ */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *q;
+	int fd, len;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = 0;
+	q = strrchr(buf, ')');
+	return q && q[1] && q[2] ? q[2] : 0;
+}
+
+static int t_sigstop_prompt(void)
+{
+	unsigned long n = 16384;
+	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long b, c1, w;
+	int go[2], i, st;
+	char st_c = 0, x;
+	pid_t kid;
+
+	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	if (pipe(go))
+		FAIL("pipe");
+	kid = fork();
+	if (!kid) {
+		char *p = map_aligned(n * ps, HPAGE);
+		long w0;
+
+		madvise(p, n * ps, MADV_NOHUGEPAGE);
+		fill_range(p, n, 41);
+		if (madv_merge(p, n * ps))
+			_exit(2);
+		w0 = rd_long(DBG "merge_walk_total");
+		if (madv_merge(p, n * ps))
+			_exit(3);
+		sh[0] = rd_long(DBG "merge_walk_total") - w0;
+		sh[1] = 1;
+		if (read(go[0], &x, 1) != 1)
+			_exit(4);
+		sh[2] = madv_merge(p, n * ps);
+		sh[3] = 1;
+		_exit(verify_range(p, n, 41, "after SIGSTOP") ? 5 : 0);
+	}
+	for (i = 0; i < 300000 && !sh[1]; i++)
+		usleep(1000);
+	if (!sh[1])
+		FAIL("child did not get ready");
+	w = sh[0];
+	b = rd_long(DBG "merge_walk_total");
+	if (write(go[1], "g", 1) != 1)
+		FAIL("write");
+	/* the call is in progress once the counter moves */
+	for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
+		;
+	kill(kid, SIGSTOP);
+	for (i = 0; i < 300000 && (st_c = proc_state(kid)) != 'T'; i++)
+		usleep(1000);
+	c1 = rd_long(DBG "merge_walk_total");
+	printf("# W %ld page table entries a call; stopped (state %c) after %ld, call %s\n",
+	       w, st_c ? st_c : '?', c1 - b, sh[3] ? "returned" : "in progress");
+	kill(kid, SIGCONT);
+	waitpid(kid, &st, 0);
+	if (st_c != 'T')
+		FAIL("child never stopped");
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("child failed: status %#x", st);
+	if (sh[2])
+		FAIL("MADV_MERGE after SIGSTOP/SIGCONT: %s", strerror(sh[2]));
+	if (c1 - b >= w)
+		FAIL("the call did all its work (%ld of %ld) before stopping", c1 - b, w);
+	return 0;
+}
+
+/*
+ * io_uring's IORING_OP_MADVISE refuses MADV_MERGE with EINVAL: the call
+ * yields to signals with -ERESTARTNOINTR, which only the syscall path can
+ * restart, and which io_uring would hand to userspace as -513.
+ */
+static int t_io_uring_refused(void)
+{
+	struct io_uring_params par = { };
+	unsigned int *sq_tail, *sq_mask, *sq_array, *cq_head, *cq_tail, *cq_mask;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	char *sq, *cq, *p = map_aligned(4 * ps, ps);
+	int fd, res;
+
+	fd = syscall(__NR_io_uring_setup, 4, &par);
+	if (fd < 0)
+		return SKIP;	/* no io_uring in this kernel */
+	sq = mmap(NULL, par.sq_off.array + par.sq_entries * 4, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, par.cq_off.cqes + par.cq_entries * sizeof(*cqe),
+		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+		  IORING_OFF_CQ_RING);
+	sqe = mmap(NULL, par.sq_entries * sizeof(*sqe), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqe == MAP_FAILED)
+		FAIL("mmap of the rings");
+	sq_tail = (unsigned int *)(sq + par.sq_off.tail);
+	sq_mask = (unsigned int *)(sq + par.sq_off.ring_mask);
+	sq_array = (unsigned int *)(sq + par.sq_off.array);
+	cq_head = (unsigned int *)(cq + par.cq_off.head);
+	cq_tail = (unsigned int *)(cq + par.cq_off.tail);
+	cq_mask = (unsigned int *)(cq + par.cq_off.ring_mask);
+	fill_range(p, 4, 51);
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_MADVISE;
+	sqe->addr = (unsigned long)p;
+	sqe->len = 4 * ps;
+	sqe->fadvise_advice = MADV_MERGE;
+	sq_array[*sq_tail & *sq_mask] = 0;
+	__atomic_store_n(sq_tail, *sq_tail + 1, __ATOMIC_RELEASE);
+	if (syscall(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0) < 0)
+		FAIL("io_uring_enter: %s", strerror(errno));
+	if (__atomic_load_n(cq_tail, __ATOMIC_ACQUIRE) == *cq_head)
+		FAIL("no completion");
+	cqe = (struct io_uring_cqe *)(cq + par.cq_off.cqes) + (*cq_head & *cq_mask);
+	res = cqe->res;
+	printf("# IORING_OP_MADVISE(MADV_MERGE): %d\n", res);
+	close(fd);
+	if (res != -EINVAL)
+		FAIL("IORING_OP_MADVISE(MADV_MERGE) gave %d, want %d (EINVAL)", res, -EINVAL);
+	return 0;
+}
+
+/*
+ * Stable nodes parked by an exit while a fork child still maps the pages
+ * are freed once the child exits too, with ksmd idle: a process turns
+ * 1024 pages of unique contents into KSM pages, forks a child that keeps
+ * them mapped (with no rmap_item of its own), and exits; 3 s later (the
+ * parked nodes were looked at once by then) the child exits. The stable
+ * node count (debugfs ksm/stable_nodes) must drop by the 1024 nodes,
+ * polled with a hang guard of 200 s.
+ */
+static int t_parked_nodes_freed(void)
+{
+	const char *f = DBG "stable_nodes";
+	unsigned long n = 1024, i;
+	long s1 = -1, s2 = -1;
+	int tries, st, fds[2];
+	pid_t pid, kid = -1;
+
+	if (debugfs_ready() || rd_long(f) < 0)
+		FAIL("no %s", f);
+	if (pipe(fds))
+		FAIL("pipe");
+	pid = fork();
+	if (!pid) {
+		char *p = map_aligned(n * ps, ps);
+
+		close(fds[0]);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, 810000 + i);
+		if (madv_merge(p, n * ps))
+			_exit(1);
+		s1 = rd_long(f);
+		kid = fork();
+		if (!kid) {
+			close(fds[1]);
+			pause();
+			_exit(0);
+		}
+		if (write(fds[1], &s1, sizeof(s1)) != sizeof(s1) ||
+		    write(fds[1], &kid, sizeof(kid)) != sizeof(kid))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &s1, sizeof(s1)) != sizeof(s1) ||
+	    read(fds[0], &kid, sizeof(kid)) != sizeof(kid))
+		s1 = -1;
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || s1 < 0 || kid <= 0) {
+		if (kid > 0)
+			kill(kid, SIGKILL);
+		FAIL("child failed");
+	}
+	sleep(3);
+	s2 = rd_long(f);
+	printf("# stable_nodes: %ld with the %lu nodes, %ld with the fork child alone\n",
+	       s1, n, s2);
+	kill(kid, SIGKILL);
+	for (tries = 0; tries < 2000; tries++) {
+		s2 = rd_long(f);
+		if (s2 <= s1 - (long)n + 16)
+			break;
+		usleep(100000);
+	}
+	printf("# stable_nodes: %ld after the fork child's exit and %d waits\n",
+	       s2, tries);
+	if (s2 > s1 - (long)n + 16)
+		FAIL("%ld of the %lu parked stable nodes left", s2 - (s1 - (long)n), n);
+	return 0;
+}
+
+/*
+ * MADV_MERGE refuses a range registered with userfaultfd for write-protect
+ * tracking (EINVAL): merging would drop the uffd-wp bit of its PTEs.
+ * Skipped without userfaultfd or its write-protect mode.
+ */
+static int t_uffd_wp_refused(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	char *p = map_aligned(4 * ps, ps);
+	int fd, err;
+
+	fd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (fd < 0)
+		return SKIP;
+	if (ioctl(fd, UFFDIO_API, &api)) {
+		close(fd);
+		return SKIP;
+	}
+	fill_range(p, 4, 61);
+	reg.range.start = (unsigned long)p;
+	reg.range.len = 4 * ps;
+	if (ioctl(fd, UFFDIO_REGISTER, &reg)) {
+		close(fd);
+		return SKIP;
+	}
+	err = madv_merge(p, 4 * ps);
+	close(fd);
+	if (err != EINVAL)
+		FAIL("MADV_MERGE on a uffd-wp range: %s, want EINVAL",
+		     err ? strerror(err) : "0");
+	return verify_range(p, 4, 61, "uffd-wp") ? 1 : 0;
 }
 
 /*
@@ -1046,7 +1464,11 @@ static void *racer_merge(void *arg)
 		r = rand_r(&seed) % RREG;
 		pthread_rwlock_rdlock(&rlock[r]);
 		err = madv_merge(rbase + r * HPAGE + ps, HPAGE - ps);
-		if (err && err != ENOMEM) {
+		/*
+		 * ENOMEM: a hole punched by the other racers; EAGAIN: a page
+		 * held by them (a migration, a fork's copy, an LRU batch)
+		 */
+		if (err && err != ENOMEM && err != EAGAIN) {
 			printf("# merge: %s\n", strerror(err));
 			rfail = 1;
 		}
@@ -1267,6 +1689,246 @@ static int t_leaks(void)
 	return 0;
 }
 
+/*
+ * Memory offline under the stable tree: guest/sksm/qemu gives node 1 a
+ * 256 MiB DIMM, onlined into ZONE_MOVABLE at boot. Pages bound to node 1
+ * land there and MADV_MERGE makes KSM pages of them; then every DIMM
+ * block is offlined while a child that shares those KSM pages exits (its
+ * rmap_items and stable nodes freed by the exit path or the reaper, which
+ * must wait for the offline), and another child keeps calling MADV_MERGE
+ * on node 1 and forking grandchildren that merge and exit. After the
+ * offline: the KSM pages were migrated off the DIMM and are still shared,
+ * contents intact, and a fresh twin merges with them (the stable tree
+ * points at where they went); then the DIMM is onlined again.
+ */
+#define MEMSYS "/sys/devices/system/memory/"
+
+static int dimm_blocks(long *blk, int max, unsigned long *bsz)
+{
+	char path[320], buf[128];
+	struct dirent *d;
+	DIR *dir = opendir(MEMSYS);
+	int n = 0, fd;
+	ssize_t r;
+
+	if (!dir)
+		return 0;
+	*bsz = 0;
+	fd = open(MEMSYS "block_size_bytes", O_RDONLY);
+	if (fd >= 0) {
+		r = read(fd, buf, sizeof(buf) - 1);
+		buf[r > 0 ? r : 0] = 0;
+		*bsz = strtoul(buf, NULL, 16);
+		close(fd);
+	}
+	while ((d = readdir(dir)) && n < max) {
+		if (strncmp(d->d_name, "memory", 6) || d->d_name[6] < '0' || d->d_name[6] > '9')
+			continue;
+		snprintf(path, sizeof(path), MEMSYS "%s/node1", d->d_name);
+		if (access(path, F_OK))
+			continue;
+		snprintf(path, sizeof(path), MEMSYS "%s/valid_zones", d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		buf[r > 0 ? r : 0] = 0;
+		if (strstr(buf, "Movable"))
+			blk[n++] = atol(d->d_name + 6);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Write @state to every block, asking again (20 times at most) on EBUSY/EAGAIN */
+static int set_blocks(const long *blk, int n, const char *state)
+{
+	const char *want = strcmp(state, "offline") ? "online" : "offline";
+	char path[128], buf[32];
+	int i, k, fd;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), MEMSYS "memory%ld/state", blk[i]);
+		for (k = 0; k < 20; k++) {
+			fd = open(path, O_RDONLY);
+			r = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			buf[r > 0 ? r : 0] = 0;
+			if (!strncmp(buf, want, strlen(want)))
+				break;
+			if (wr_str(path, state))
+				printf("# memory%ld: %s: %s (try %d)\n", blk[i], state, strerror(errno), k + 1);
+		}
+		if (k == 20)
+			return -1;
+	}
+	return 0;
+}
+
+static int bind_node1(char *p, size_t len)
+{
+	unsigned long mask = 1UL << 1;
+
+	return syscall(SYS_mbind, p, len, 2 /* MPOL_BIND */, &mask, 64, 0);
+}
+
+/* seeds of the offline case: twins of 8 contents, and zeros */
+static unsigned int off_seed(unsigned long i)
+{
+	return i % 16 == 15 ? 0 : 600 + i % 8;
+}
+
+static int offline_churn(volatile int *stop)
+{
+	unsigned long n = 64, i;
+	char *q = map_aligned(n * ps, ps);
+	unsigned int round = 0;
+	pid_t g;
+
+	if (!q || bind_node1(q, n * ps))
+		return 2;
+	madvise(q, n * ps, MADV_NOHUGEPAGE);
+	while (!*stop) {
+		round++;
+		for (i = 0; i < n; i++)
+			fill(q + i * ps, i % 2 ? off_seed(i) : 90000 + round * 64 + i);
+		g = fork();
+		if (!g) {
+			/* merges the same pages, and exits while they are KSM */
+			madv_merge(q, n * ps);
+			_exit(0);
+		}
+		madv_merge(q, n * ps);
+		for (i = 0; i < n; i++)
+			if (check(q + i * ps, i % 2 ? off_seed(i) : 90000 + round * 64 + i))
+				return 3;
+		waitpid(g, NULL, 0);
+		madvise(q, n * ps, MADV_DONTNEED);
+	}
+	return 0;
+}
+
+static int t_memory_offline(void)
+{
+	/*
+	 * 512 pages: each content has at most 64 mappings here, 128 with
+	 * c1's, below max_page_sharing (256), so that the fresh twins below
+	 * merge with these KSM pages rather than start a new duplicate.
+	 */
+	unsigned long n = 512, i, in = 0, on = 0, apart = 0, bsz;
+	unsigned long long lo, hi, f;
+	long blk[64];
+	int nb, st, ret = 0, pfd[2], c1st, c2st;
+	char *p = map_aligned(n * ps, ps), *t = map_aligned(16 * ps, ps);
+	volatile int *stop = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t c1, c2;
+	char c;
+
+	nb = dimm_blocks(blk, 64, &bsz);
+	if (!nb || !bsz) {
+		printf("# no hot-removable memory on node 1\n");
+		return SKIP;
+	}
+	lo = hi = blk[0];
+	for (i = 0; i < (unsigned long)nb; i++) {
+		lo = blk[i] < (long)lo ? blk[i] : lo;
+		hi = blk[i] > (long)hi ? blk[i] : hi;
+	}
+	lo = lo * (bsz / ps);
+	hi = (hi + 1) * (bsz / ps);
+	printf("# %d DIMM blocks on node 1, PFNs %#llx-%#llx\n", nb, lo, hi);
+	if (!p || !t || stop == MAP_FAILED || bind_node1(p, n * ps) || bind_node1(t, 16 * ps))
+		FAIL("mmap/mbind: %s", strerror(errno));
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, off_seed(i));
+	for (i = 0; i < n; i++) {
+		f = pfn_of(p + i * ps);
+		in += f >= lo && f < hi;
+	}
+	st = madv_merge(p, n * ps);
+	if (st)
+		FAIL("MADV_MERGE: %s", strerror(st));
+	for (i = 0; i < 8; i++) {
+		f = pfn_of(p + i * ps);
+		on += f >= lo && f < hi;
+	}
+	printf("# %lu of %lu pages on the DIMM; %lu of the 8 KSM pages\n", in, n, on);
+	if (on < 8)
+		FAIL("the KSM pages are not on the DIMM");
+
+	/* c1 shares the KSM pages, and exits when told (during the offline) */
+	if (pipe(pfd))
+		FAIL("pipe");
+	c1 = fork();
+	if (!c1) {
+		close(pfd[1]);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, off_seed(i) ? 50 : 51);	/* its own */
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, off_seed(i));
+		madv_merge(p, n * ps);
+		read(pfd[0], &c, 1);
+		_exit(0);
+	}
+	close(pfd[0]);
+	c2 = fork();
+	if (!c2) {
+		close(pfd[1]);		/* c1's EOF is the parent's alone */
+		_exit(offline_churn(stop));
+	}
+	usleep(200000);
+	close(pfd[1]);			/* c1 exits now */
+	if (set_blocks(blk, nb, "offline")) {
+		printf("# the DIMM could not be offlined\n");
+		ret = 1;
+	}
+	*stop = 1;
+	waitpid(c1, &c1st, 0);
+	waitpid(c2, &c2st, 0);
+	if (!WIFEXITED(c2st) || WEXITSTATUS(c2st)) {
+		printf("# the MADV_MERGE child failed (%#x)\n", c2st);
+		ret = 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (check(p + i * ps, off_seed(i)))
+			FAIL("page %lu wrong after the offline", i);
+		f = pfn_of(p + i * ps);
+		if (!ret && f >= lo && f < hi)
+			FAIL("page %lu still on the offlined DIMM (pfn %#llx)", i, f);
+		if (i >= 16 && off_seed(i) && f != pfn_of(p + (i % 8) * ps))
+			apart++;
+	}
+	printf("# after the offline: %lu twins apart from their KSM page\n", apart);
+	if (apart)
+		ret = 1;
+	/* a fresh twin finds the migrated KSM pages in the stable tree */
+	for (i = 0; i < 16; i++)
+		fill(t + i * ps, off_seed(i));
+	st = madv_merge(t, 16 * ps);
+	for (i = 0; i < 8; i++)
+		if (st || pfn_of(t + i * ps) != pfn_of(p + i * ps)) {
+			printf("# a fresh twin did not merge with the migrated KSM page %lu (%s)\n",
+			       i, st ? strerror(st) : "0");
+			ret = 1;
+			break;
+		}
+	if (set_blocks(blk, nb, "online_movable")) {
+		printf("# the DIMM could not be onlined again\n");
+		ret = 1;
+	}
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, off_seed(i) + 7);
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, off_seed(i) + 7))
+			FAIL("page %lu wrong after a write", i);
+	return ret;
+}
+
 /* ---- main ---- */
 
 struct tcase { const char *name; int (*fn)(void); };
@@ -1281,15 +1943,23 @@ static const struct tcase cases[] = {
 	{ "mlocked_thp", t_mlocked_thp },
 	{ "vmsplice_pinned", t_vmsplice_pinned },
 	{ "longterm_pinned", t_longterm_pinned },
+	{ "busy_lru_batch_merged_or_eagain", t_busy_lru_batch },
 	{ "merge_sync_switch", t_merge_switch },
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
+	{ "walk_bounded_per_hold", t_walk_bounded },
+	{ "signal_storm_resumes", t_signal_storm },
+	{ "sigstop_stops_the_call", t_sigstop_prompt },
+	{ "io_uring_madvise_refused", t_io_uring_refused },
+	{ "uffd_wp_refused", t_uffd_wp_refused },
+	{ "parked_nodes_freed_after_fork_child", t_parked_nodes_freed },
 	{ "stable_nodes_freed", t_stable_nodes_freed },
 	{ "fork_uncopied_zero_pages", t_fork_uncopied_zero_pages },
 	{ "memcg_uncharge", t_memcg_uncharge },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
+	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
 int main(int argc, char **argv)
