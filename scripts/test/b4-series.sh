@@ -195,15 +195,15 @@ good "$D"
 # the same rules on patch files (checks/signoff): the fixtures in scripts/test/fixtures/credit/
 FX=$S/test/fixtures/credit
 for f in "$FX"/good-*.patch; do
-	r=$(/usr/bin/python3 "$S/series-checks.py" credit-files "$f" | cut -f2-)
+	r=$(/usr/bin/python3 "$REPO/checks/credit.py" files "$f" | cut -f2-)
 	[ "${r%%$'\t'*}" = ok ] && ok "signoff credit rules pass $(basename "$f")" || notok "signoff credit rules on $(basename "$f"): $r"
 done
 for f in "$FX"/bad-*.patch; do
-	r=$(/usr/bin/python3 "$S/series-checks.py" credit-files "$f" | cut -f2-)
+	r=$(/usr/bin/python3 "$REPO/checks/credit.py" files "$f" | cut -f2-)
 	why=${r#*$'\t'}
 	[ "${r%%$'\t'*}" = FAIL ] && ok "signoff credit rules fail $(basename "$f"): ${why:0:110}" || notok "signoff credit rules pass $(basename "$f")"
 done
-r=$(MM_SEND_MODE=smtp /usr/bin/python3 "$S/series-checks.py" credit-files "$FX/good-ported.patch" | cut -f2)
+r=$(MM_SEND_MODE=smtp /usr/bin/python3 "$REPO/checks/credit.py" files "$FX/good-ported.patch" | cut -f2)
 [ "$r" = FAIL ] && ok "signoff credit rules fail good-ported.patch's placeholder sign-off for a real send" || notok "placeholder sign-off of good-ported.patch passes a real send"
 
 # --- RFC prefix and the Cc of checks/send.conf (sksm: rfc, cc=linux-api) ---
