@@ -361,6 +361,42 @@ class B4Cover(unittest.TestCase):
         self.assertEqual(mod.parse_subject("[RFC PATCH 6.12 v3 0/4] mm: y"), ("mm: y", ["RFC", "6.12"], 3))
 
 
+class DefragModeReport(unittest.TestCase):
+    """guest/defrag-mode/report on the runs kept in its results folder:
+    every section, in order, and the cover letter's tables; an empty
+    folder is an error, not an empty report."""
+    REPORT = os.path.join(os.path.dirname(S), "guest", "defrag-mode", "report")
+    RESULTS = os.path.join(os.path.dirname(S), "guest", "defrag-mode", "results")
+    SECTIONS = ["# defrag-mode: benchmark report", "## All configurations", "## thp_fault_alloc per round",
+                "## mm_page_alloc_extfrag by class", "## Polluting fallbacks per round",
+                "Trace buffer overruns per run", "## Headline against the posting"]
+
+    def report(self, bench, out):
+        return run(self.REPORT, bench, out, env={"DM_NO_STATS": "1"})
+
+    def test_sections_in_order(self):
+        for case, pairs in (("short", 1), ("two-configs", 2), ("", 6)):
+            with tempfile.TemporaryDirectory() as t:
+                rc, out, err = self.report(os.path.join(self.RESULTS, case), t)
+                self.assertEqual(rc, 0, f"{case}: {out}{err}")
+                md = open(os.path.join(t, "defrag-mode.md")).read()
+                at = [md.find(h) for h in self.SECTIONS]
+                self.assertNotIn(-1, at, f"{case}: a section is missing")
+                self.assertEqual(at, sorted(at), f"{case}: sections out of order")
+                # a section per comparison of two configurations run, and the headline
+                self.assertEqual(len(re.findall(r"^## .* against ", md, re.M)), pairs, case)
+                cover = open(os.path.join(t, "defrag-mode-cover.txt")).read()
+                self.assertIn("thp_fault_alloc per round, run 1", cover)
+                self.assertIn("polluting", cover)
+
+    def test_no_runs(self):
+        with tempfile.TemporaryDirectory() as t:
+            os.mkdir(os.path.join(t, "bench"))
+            rc, out, err = self.report(os.path.join(t, "bench"), os.path.join(t, "out"))
+            self.assertNotEqual(rc, 0, out + err)
+            self.assertFalse(os.path.exists(os.path.join(t, "out", "defrag-mode-cover.txt")))
+
+
 class TapResult(unittest.TextTestResult):
     """One TAP line per test."""
     n = 0
