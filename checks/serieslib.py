@@ -9,32 +9,19 @@ and exits 0 on pass, 1 on failure, 2 when there is nothing to check.
 Each check is a function check(series, log) -> [problems]; main() below
 does the rest.
 """
-import collections
 import email
 import email.policy
 import glob
 import os
 import re
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-Paths = collections.namedtuple('Paths', 'REPO CACHE BASE WORK OUT')
-_paths = None
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+import libpaths  # noqa: E402
 
-
-def paths():
-    """The repository, cache, base, work and out folders as scripts/lib.sh
-    derives them (its MM_CACHE/MM_OUT overrides included): lib.sh is the
-    one place that derives them, so this asks it, once per process."""
-    global _paths
-    if _paths is None:
-        script = '. "$1"; printf "%s\\n" ' + ' '.join('"$%s"' % k for k in Paths._fields)
-        out = subprocess.run(['bash', '-c', script, 'lib.sh',
-                              os.path.join(os.path.dirname(HERE), 'scripts', 'lib.sh')],
-                             check=True, capture_output=True, text=True).stdout
-        _paths = Paths(*out.split('\n')[:len(Paths._fields)])
-    return _paths
+# The repository, cache, base, work and out folders (scripts/lib.sh's).
+paths = libpaths.get
 
 
 class Series:
