@@ -278,15 +278,13 @@ Changes in v$rev:
 run_check_series() {
 	if [ -n "$nocheck" ]; then
 		say "series: check-series skipped (--skip-check-series); the series-* checks still run"
-	elif [ -f "$REPO/scripts/check-series.sh" ]; then
-		if ! bash "$REPO/scripts/check-series.sh" "$t"; then
-			[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
-			say "series: check-series failed for $t; going on because of --force"
-		fi
-		cd "$wt" || exit 1
-	else
-		say "series: note: scripts/check-series.sh does not exist yet; skipped"
+		return
 	fi
+	if ! bash "$REPO/scripts/check-series.sh" "$t"; then
+		[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
+		say "series: check-series failed for $t; going on because of --force"
+	fi
+	cd "$wt" || exit 1
 }
 
 write_mails() {
