@@ -123,13 +123,54 @@ class SeriesNothingToCheck(unittest.TestCase):
         self.assertIn("usage: checks/series-tags TOPIC", p.stderr)
 
 
+class SeriesPrefixesHashSeed(unittest.TestCase):
+    def test_one_verdict_whatever_the_hash_seed(self):
+        """A wrong total gives the same line whatever order Python's sets
+        come in (PYTHONHASHSEED)."""
+        outs = set()
+        for seed in ("0", "1", "2"):
+            os.environ["PYTHONHASHSEED"] = seed
+            try:
+                _, rc, out, err, _ = run_case("prefixes", os.path.join(FIX, "prefixes", "wrong-total"))
+            finally:
+                del os.environ["PYTHONHASHSEED"]
+            self.assertEqual(rc, 1, out + err)
+            outs.add(out)
+        self.assertEqual(len(outs), 1, outs)
+
+
 class CreditCommand(unittest.TestCase):
-    """checks/credit.py as checks/signoff and scripts/series.sh call it."""
+    """checks/credit.py as checks/signoff and scripts/series.sh call it;
+    the patch files of scripts/test/fixtures/credit/."""
+    PATCHES = os.path.join(REPO, "scripts", "test", "fixtures", "credit")
+
+    def files(self, name, mode=None):
+        env = dict(os.environ)
+        env.pop("MM_SEND_MODE", None)
+        if mode:
+            env["MM_SEND_MODE"] = mode
+        p = subprocess.run([os.path.join(CHECKS, "credit.py"), "files", os.path.join(self.PATCHES, name)],
+                           capture_output=True, text=True, env=env)
+        return p.returncode, p.stdout.rstrip("\n").split("\t")
+
+    def test_patch_files(self):
+        names = sorted(os.listdir(self.PATCHES))
+        self.assertTrue(any(n.startswith("good-") for n in names) and any(n.startswith("bad-") for n in names))
+        for name in names:
+            rc, (_, verdict, why) = self.files(name)
+            want = "ok" if name.startswith("good-") else "FAIL"
+            self.assertEqual((verdict, rc), (want, 0 if want == "ok" else 1), f"{name}: {why}")
+
+    def test_placeholder_signoff_of_a_real_send(self):
+        rc, (_, verdict, why) = self.files("good-ported.patch", "smtp")
+        self.assertEqual((verdict, rc), ("FAIL", 1))
+        self.assertIn("a placeholder address cannot sign off", why)
 
     def test_placeholder(self):
         cmd = [os.path.join(CHECKS, "credit.py"), "placeholder"]
         for addr, rc in (("mm-medley@lists.example.org", 0), ("a@users.noreply.github.com", 0),
-                         ("x@host.invalid", 0), ("nobody", 0), ("jane@kernel-dev.net", 1)):
+                         ("x@host.invalid", 0), ("m@users.noreply.a-seed-1.example", 0), ("j@example.com", 0),
+                         ("nobody", 0), ("jane@kernel-dev.net", 1)):
             self.assertEqual(subprocess.run(cmd + [addr]).returncode, rc, addr)
 
 
