@@ -6,9 +6,10 @@ import json
 import os
 import sys
 
+import libpaths
+
 topic, npatch, checks = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-base = os.path.join(os.path.dirname(__file__), "..")
-cdir = os.path.join(os.environ.get("MM_OUT", os.path.join(base, "out")), "checks", topic)
+cdir = os.path.join(libpaths.get().OUT, "checks", topic)
 cols = [str(i) for i in range(1, npatch + 1)] + ["series"]
 rows, notes, summary = [], [], {}
 for c in checks:

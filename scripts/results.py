@@ -104,9 +104,9 @@ def kunit_dir():
     base), or None: the tree's own KTAP parser."""
     d = os.environ.get("MM_KUNIT_DIR")
     if d is None:
-        cache = os.environ.get("MM_CACHE") or os.path.join(
-            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "mm-medley")
-        d = os.path.join(cache, "base", "tools", "testing", "kunit")
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import libpaths
+        d = os.path.join(libpaths.get().BASE, "tools", "testing", "kunit")
     return d if d and os.path.isfile(os.path.join(d, "kunit.py")) else None
 
 

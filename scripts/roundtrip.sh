@@ -164,8 +164,8 @@ am_on_fresh_clone() {
 	fi
 }
 
-# 4. a Reviewed-by reply on patch 1, picked up by b4 trailers -u
-review_to_trailers() {
+# a reviewer's Reviewed-by reply to patch 1, written to $T/review.eml
+write_review() {
 	p1=$(ls "$R"/out/mail/*.eml | while read -r f; do
 		grep -qE '^Subject: \[(RFC )?PATCH[^]]* 0*1/[0-9]+\]' "$f" && echo "$f"; done | head -1)
 	[ -n "$p1" ] || p1=$(ls "$R"/out/mail/*.eml | head -1)
@@ -190,19 +190,30 @@ review_to_trailers() {
 		echo
 		echo "$rev_line"
 	} >"$T/review.eml"
+}
+
+# b4 trailers -u (by change-id, else by the cover's message-id), then: in
+# which patches the Reviewed-by landed
+apply_trailers() {
+	before=$(git -C "$wt" rev-parse HEAD)
+	(cd "$wt" && run b4 trailers -u)
+	if [ "$(git -C "$wt" rev-parse HEAD)" = "$before" ]; then
+		echo "# b4 trailers -u (change-id search) found nothing; retrying with -F <cover msgid>" >>"$LOG"
+		(cd "$wt" && run b4 trailers -u -F "$cover_id")
+	fi
+	start=$(git -C "$wt" log --format=%H -F --grep='--- b4-submit-tracking ---' -1)
+	mapfile -t commits < <(git -C "$wt" rev-list --reverse "$start..HEAD")
+	hits=()
+	for i in "${!commits[@]}"; do
+		git -C "$wt" log -1 --format=%B "${commits[$i]}" | grep -qxF "$rev_line" && hits+=("$((i + 1))")
+	done
+}
+
+# 4. a Reviewed-by reply on patch 1, picked up by b4 trailers -u
+review_to_trailers() {
+	write_review
 	if bash "$R/scripts/sendmail-local" --sink "$T/replies" -i -f rita.reviewer@example.org "$MM_SENDER_EMAIL" <"$T/review.eml" 2>>"$LOG"; then
-		before=$(git -C "$wt" rev-parse HEAD)
-		(cd "$wt" && run b4 trailers -u)
-		if [ "$(git -C "$wt" rev-parse HEAD)" = "$before" ]; then
-			echo "# b4 trailers -u (change-id search) found nothing; retrying with -F <cover msgid>" >>"$LOG"
-			(cd "$wt" && run b4 trailers -u -F "$cover_id")
-		fi
-		start=$(git -C "$wt" log --format=%H -F --grep='--- b4-submit-tracking ---' -1)
-		mapfile -t commits < <(git -C "$wt" rev-list --reverse "$start..HEAD")
-		hits=()
-		for i in "${!commits[@]}"; do
-			git -C "$wt" log -1 --format=%B "${commits[$i]}" | grep -qxF "$rev_line" && hits+=("$((i + 1))")
-		done
+		apply_trailers
 		[ "${hits[*]}" = 1 ] && ok "b4 trailers -u: the Reviewed-by reply landed in patch 1 of ${#commits[@]} only" \
 			|| notok "b4 trailers -u: Reviewed-by found in patch(es) '${hits[*]}', expected 1"
 	else
@@ -221,51 +232,66 @@ sent_tag_restored() {
 	fi
 }
 
+# the next revision's change: a line in the last patch's first C file (a
+# changelog paragraph when it has none), exported
+change_last_patch() {
+	last=$(git -C "$wt" diff --name-only HEAD~1 HEAD | grep -E '\.(c|h)$' | head -1)
+	if [ -n "$last" ]; then
+		printf '/* roundtrip: a v%s change */\n' "$nrev" >>"$wt/$last"
+		git -C "$wt" "${ident[@]}" commit -q -a --amend --no-edit
+	else
+		git -C "$wt" "${ident[@]}" commit -q --amend -m "$(git -C "$wt" log -1 --format=%B)" \
+			-m "Roundtrip: the v$nrev changelog says this paragraph is new."
+	fi
+	run bash "$R/scripts/export.sh" "$t"
+}
+
+# "Changes in v<N>" and the link to the previous revision, in the cover
+# letter file above its tracking block
+add_changes_section() {
+	/usr/bin/python3 - "$R/cover-letters/$t" "$nrev" "$rev" "$URL/$cover_id" <<-'EOF'
+	import sys
+	path, nrev, rev, link = sys.argv[1:]
+	s = open(path).read()
+	i = s.find('--- b4-submit-tracking ---')
+	head, block = s[:i].rstrip('\n'), s[i:]
+	head += f'\n---\nChanges in v{nrev}:\n- roundtrip: changed the last patch\n- Link to v{rev}: {link}\n\n'
+	open(path, 'w').write(head + block)
+	EOF
+}
+
+# the mails of v<N> (prefix, changes section) and the range-diff against
+# the revision sent
+check_next_revision() {
+	d=$R/out/series/$t/v$nrev
+	c0=$(ls "$d"/*.eml | head -1)
+	if grep -qE "^Subject: \\[(RFC )?PATCH.* v${nrev}[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
+		ok "v$nrev written: $(ls "$d"/*.eml | wc -l) mails, cover has 'Changes in v$nrev'"
+	else
+		notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag
+	fi
+	(cd "$wt" && b4 --offline-mode prep --compare-to "v$rev") >"$T/range-diff.txt" 2>>"$LOG"
+	cmp -s "$T/range-diff.txt" "$d/range-diff-v$rev.txt" && ok "series.sh wrote the same range-diff to out/series/$t/v$nrev/range-diff-v$rev.txt" \
+		|| notok "out/series/$t/v$nrev/range-diff-v$rev.txt missing or different"
+	if grep -qE '^ *[0-9]+: +[0-9a-f]+ ! +[0-9]+: +[0-9a-f]+ ' "$T/range-diff.txt" && grep -q 'roundtrip' "$T/range-diff.txt"; then
+		ok "b4 prep --compare-to v$rev: range-diff shows the changed patch ($(grep -cE '^ *[0-9]+: ' "$T/range-diff.txt") lines)"
+	else
+		notok "b4 prep --compare-to v$rev: no range-diff of the change"; head -20 "$T/range-diff.txt" | diag
+	fi
+}
+
 # 6. a new revision: change the last patch, export, series.sh again
 next_revision() {
 	nrev=$((rev + 1))
-	if (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
-		# the trailers update is part of the series now; then the change itself
-		last=$(git -C "$wt" diff --name-only HEAD~1 HEAD | grep -E '\.(c|h)$' | head -1)
-		if [ -n "$last" ]; then
-			printf '/* roundtrip: a v%s change */\n' "$nrev" >>"$wt/$last"
-			git -C "$wt" "${ident[@]}" commit -q -a --amend --no-edit
-		else
-			git -C "$wt" "${ident[@]}" commit -q --amend -m "$(git -C "$wt" log -1 --format=%B)" \
-				-m "Roundtrip: the v$nrev changelog says this paragraph is new."
-		fi
-		run bash "$R/scripts/export.sh" "$t"
-		link="$URL/$cover_id"
-		/usr/bin/python3 - "$R/cover-letters/$t" "$nrev" "$rev" "$link" <<-'EOF'
-		import sys
-		path, nrev, rev, link = sys.argv[1:]
-		s = open(path).read()
-		i = s.find('--- b4-submit-tracking ---')
-		head, block = s[:i].rstrip('\n'), s[i:]
-		head += f'\n---\nChanges in v{nrev}:\n- roundtrip: changed the last patch\n- Link to v{rev}: {link}\n\n'
-		open(path, 'w').write(head + block)
-		EOF
-		if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
-			d=$R/out/series/$t/v$nrev
-			c0=$(ls "$d"/*.eml | head -1)
-			if grep -qE "^Subject: \\[(RFC )?PATCH.* v${nrev}[] ]" "$c0" && grep -q "^Changes in v$nrev:" "$c0"; then
-				ok "v$nrev written: $(ls "$d"/*.eml | wc -l) mails, cover has 'Changes in v$nrev'"
-			else
-				notok "v$nrev cover lacks the v$nrev prefix or 'Changes in v$nrev'"; grep -m3 -E '^Subject|^Changes' "$c0" | diag
-			fi
-			(cd "$wt" && b4 --offline-mode prep --compare-to "v$rev") >"$T/range-diff.txt" 2>>"$LOG"
-			cmp -s "$T/range-diff.txt" "$d/range-diff-v$rev.txt" && ok "series.sh wrote the same range-diff to out/series/$t/v$nrev/range-diff-v$rev.txt" \
-				|| notok "out/series/$t/v$nrev/range-diff-v$rev.txt missing or different"
-			if grep -qE '^ *[0-9]+: +[0-9a-f]+ ! +[0-9]+: +[0-9a-f]+ ' "$T/range-diff.txt" && grep -q 'roundtrip' "$T/range-diff.txt"; then
-				ok "b4 prep --compare-to v$rev: range-diff shows the changed patch ($(grep -cE '^ *[0-9]+: ' "$T/range-diff.txt") lines)"
-			else
-				notok "b4 prep --compare-to v$rev: no range-diff of the change"; head -20 "$T/range-diff.txt" | diag
-			fi
-		else
-			notok "series.sh $t for v$nrev"; tail -15 "$LOG" | diag
-		fi
+	if ! (cd "$wt" && run bash "$R/scripts/export.sh" "$t"); then
+		notok "export $t after trailers -u"; return
+	fi
+	change_last_patch
+	add_changes_section
+	if run bash "$R/scripts/series.sh" "$t" --force --skip-check-series; then
+		check_next_revision
 	else
-		notok "export $t after trailers -u"
+		notok "series.sh $t for v$nrev"; tail -15 "$LOG" | diag
 	fi
 }
 

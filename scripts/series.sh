@@ -63,7 +63,7 @@ parse_args() {
 set_sender() {
 	SENDER_NAME=${MM_SENDER_NAME:-$(git -C "$REPO" config --get user.name 2>/dev/null || true)}
 	SENDER_EMAIL=${MM_SENDER_EMAIL:-$(git -C "$REPO" config --get user.email 2>/dev/null || true)}
-	placeholder() { /usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$1"; }
+	placeholder() { /usr/bin/python3 "$REPO/checks/credit.py" placeholder "$1"; }
 	case $send in
 	smtp|reflect)
 		how="set your own: git config --global user.name 'Your Name'; git config --global user.email you@your.domain"
@@ -198,11 +198,11 @@ signoff_all() {
 	# a placeholder (the fork's group alias is nobody the DCO knows): the
 	# sender becomes their author and the placeholder's sign-off goes; the
 	# original authors stay credited by their Originally-by: trailers.
-	/usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$SENDER_EMAIL" || real=1
+	/usr/bin/python3 "$REPO/checks/credit.py" placeholder "$SENDER_EMAIL" || real=1
 	parent=$(cover_commit)
 	for c in $(git rev-list --reverse "$parent..HEAD"); do
 		an=$(git log -1 --format=%an "$c") ae=$(git log -1 --format=%ae "$c") drop=
-		if [ $real = 1 ] && /usr/bin/python3 "$REPO/scripts/series-checks.py" placeholder "$ae"; then
+		if [ $real = 1 ] && /usr/bin/python3 "$REPO/checks/credit.py" placeholder "$ae"; then
 			drop="Signed-off-by: $an <$ae>" an=$SENDER_NAME ae=$SENDER_EMAIL took=$((took + 1))
 		elif git log -1 --format=%B "$c" | grep -qxF "$sob" && [ "$(git rev-parse "$c^")" = "$parent" ]; then
 			parent=$c; continue
@@ -278,15 +278,13 @@ Changes in v$rev:
 run_check_series() {
 	if [ -n "$nocheck" ]; then
 		say "series: check-series skipped (--skip-check-series); the series-* checks still run"
-	elif [ -f "$REPO/scripts/check-series.sh" ]; then
-		if ! bash "$REPO/scripts/check-series.sh" "$t"; then
-			[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
-			say "series: check-series failed for $t; going on because of --force"
-		fi
-		cd "$wt" || exit 1
-	else
-		say "series: note: scripts/check-series.sh does not exist yet; skipped"
+		return
 	fi
+	if ! bash "$REPO/scripts/check-series.sh" "$t"; then
+		[ -n "$force" ] || die "check-series failed for $t: not writing the series (use --force to override)"
+		say "series: check-series failed for $t; going on because of --force"
+	fi
+	cd "$wt" || exit 1
 }
 
 write_mails() {

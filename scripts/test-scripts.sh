@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make test-scripts: the tests of the repository's own scripts
-# (scripts/test/tools.py, then scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
+# (the Python unit tests scripts/test/tools.py and checks/test/*.py, then
+# scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
 # none may be left from a run before this one
@@ -11,9 +12,10 @@ body=$(mktemp)
 trap 'rm -f "$body"' EXIT
 i=0
 pass=0 fail=0
-# The Python tools' unit tests (fixtures, about a second) come first: the
-# shell tests below take minutes.
-for t in "$REPO"/scripts/test/tools.py "$REPO"/scripts/test/*.sh; do
+# The unit tests of the Python tools and of the series checks (fixtures,
+# seconds) come first: the shell tests below take minutes.
+for t in "$REPO"/scripts/test/tools.py "$REPO"/checks/test/*.py "$REPO"/scripts/test/*.sh; do
+	[ -f "$t" ] || continue    # (a pattern that matched nothing)
 	name=$(basename "$t"); name=${name%.*}
 	[ "$name" = sandbox ] && continue
 	# MM_SKIP_TESTS="name ...": scripts left out (make check leaves out the

@@ -17,6 +17,8 @@ stub short.sh 'echo "1..3"; echo "ok 1 - a"'
 stub good.sh 'echo "ok 1 - a"; echo "1..1"'
 stub skip.sh 'echo "ok 1 - a # SKIP nothing to do"; echo "1..1"; exit 4'
 stub failed.sh 'echo "not ok 1 - a"; echo "1..1"; exit 1'
+mkdir -p "$T/repo/checks/test"
+printf '%s\n' 'print("ok 1 - a series check"); print("1..1")' > "$T/repo/checks/test/series_checks.py"
 MM_OUT=$T/out MM_CACHE=$T/cache bash "$T/repo/scripts/test-scripts.sh" > "$T/o" 2>&1
 rc=$?
 k=$T/out/test-scripts/all.ktap
@@ -24,6 +26,9 @@ k=$T/out/test-scripts/all.ktap
 grep -qx 'not ok [0-9]* crash # no plan, after 2 results, exit status 139' "$k" && ok "a crash is named with its results and exit status" || { notok "crash line"; diag "$k"; }
 grep -qx 'not ok [0-9]* short # after 1 of 3 results' "$k" && ok "a script short of its plan fails" || { notok "short line"; diag "$k"; }
 grep -qx 'ok [0-9]* good' "$k" && grep -qx 'ok [0-9]* skip' "$k" && grep -qx 'ok [0-9]* tools' "$k" && ok "passing and skipped scripts pass" || { notok "good, skip, tools"; diag "$k"; }
+sed -n 's/^ok \([0-9]*\) \(tools\|series_checks\|crash\)$/\2/p; s/^not ok [0-9]* \(crash\) .*/\1/p' "$k" | tr '\n' ' ' > "$T/order"
+[ "$(cat "$T/order")" = "tools series_checks crash " ] && ok "the unit tests (tools.py, checks/test/*.py) run first, then the shell tests" ||
+	{ notok "order: $(cat "$T/order")"; diag "$k"; }
 grep -qx 'not ok [0-9]* failed' "$k" && ok "a failed result fails its script" || { notok "failed line"; diag "$k"; }
-grep -q '^test-scripts: 6 passed, 3 failed$' "$T/o" && ok "the summary counts a crash and a short script as failures" || { notok "summary"; diag "$T/o"; }
+grep -q '^test-scripts: 7 passed, 3 failed$' "$T/o" && ok "the summary counts a crash and a short script as failures" || { notok "summary"; diag "$T/o"; }
 ktap_exit

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Unit tests of the repository's Python tools (results.py, check-table.py,
-peer-compare.py) on fixtures, as TAP. No kernel, no guest: each test runs a
+peer-compare.py, b4-cover.py) on fixtures, as TAP. No kernel, no guest: each test runs a
 tool on a few made-up files and reads what it prints and writes. make
 test-scripts runs this first; it takes about a second."""
 import importlib.util
@@ -301,6 +301,100 @@ class PeerCompare(unittest.TestCase):
             rc, out, _ = run(os.path.join(S, "peer-compare.py"), t, "base", "t1")
             self.assertEqual(rc, 1)
             self.assertIn("not ok 1 - no peer results for base", out)
+
+
+class B4Cover(unittest.TestCase):
+    """scripts/b4-cover.py on the cover letter files of
+    fixtures/b4-cover/: tracked (prefixes, revision and b4's tracking
+    block) and untracked (a bare subject, no block)."""
+
+    def cover(self, *args, stdin=None):
+        p = subprocess.run([PY, os.path.join(S, "b4-cover.py")] + list(args), input=stdin,
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stdout
+
+    def fx(self, name):
+        return os.path.join(FIX, "b4-cover", name)
+
+    def test_subject_parts(self):
+        self.assertEqual(self.cover("prefixes", self.fx("tracked")).strip(), "RFC 6.12")
+        self.assertEqual(self.cover("subject-revision", self.fx("tracked")).strip(), "3")
+        self.assertEqual(self.cover("prefixes", self.fx("untracked")).strip(), "")
+        self.assertEqual(self.cover("subject-revision", self.fx("untracked")).strip(), "")
+
+    def test_text_drops_prefixes_and_block(self):
+        text = self.cover("text", self.fx("tracked"))
+        self.assertEqual(text.splitlines()[0], "mm: a test subject")
+        self.assertIn("Second line of the body.", text)
+        self.assertNotIn("b4-submit-tracking", text)
+        self.assertEqual(self.cover("text", self.fx("untracked")).splitlines()[0], "mm: no prefixes here")
+
+    def test_tracking_and_get(self):
+        js = self.cover("tracking", self.fx("tracked"))
+        self.assertEqual(json.loads(js)["series"]["change-id"], "20261203-sksm-45aa474d837d")
+        self.assertEqual(self.cover("get", "revision", stdin=js).strip(), "1")
+        self.assertEqual(self.cover("get", "prefixes", stdin=js).strip(), "6.12")
+        self.assertEqual(self.cover("tracking", self.fx("untracked")).strip(), "")
+
+    def test_set_block_replaces_and_keeps_the_body(self):
+        with tempfile.TemporaryDirectory() as t:
+            f = os.path.join(t, "cl")
+            shutil.copy(self.fx("tracked"), f)
+            for rev in (2, 3):
+                self.cover("set-block", f, stdin=json.dumps({"series": {"revision": rev}}))
+            content = open(f).read()
+            self.assertEqual(content.count("--- b4-submit-tracking ---"), 1)
+            self.assertEqual(self.cover("get", "revision", stdin=self.cover("tracking", f)).strip(), "3")
+            self.assertEqual(self.cover("text", f), self.cover("text", self.fx("tracked")))
+            shutil.copy(self.fx("untracked"), f)
+            self.cover("set-block", f, stdin=json.dumps({"series": {"revision": 1}}))
+            self.assertTrue(open(f).read().startswith(open(self.fx("untracked")).read().rstrip("\n")))
+            self.assertEqual(self.cover("get", "revision", stdin=self.cover("tracking", f)).strip(), "1")
+
+    def test_rfc_first(self):
+        spec = importlib.util.spec_from_file_location("b4cover", os.path.join(S, "b4-cover.py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        self.assertEqual(mod.rfc_first("[PATCH RFC 6.12 v2 1/4] mm: x"), "[RFC PATCH 6.12 v2 1/4] mm: x")
+        self.assertEqual(mod.rfc_first("[PATCH 6.12 v2 1/4] mm: x"), "[PATCH 6.12 v2 1/4] mm: x")
+        self.assertEqual(mod.parse_subject("[RFC PATCH 6.12 v3 0/4] mm: y"), ("mm: y", ["RFC", "6.12"], 3))
+
+
+class DefragModeReport(unittest.TestCase):
+    """guest/defrag-mode/report on the runs kept in its results folder:
+    every section, in order, and the cover letter's tables; an empty
+    folder is an error, not an empty report."""
+    REPORT = os.path.join(os.path.dirname(S), "guest", "defrag-mode", "report")
+    RESULTS = os.path.join(os.path.dirname(S), "guest", "defrag-mode", "results")
+    SECTIONS = ["# defrag-mode: benchmark report", "## All configurations", "## thp_fault_alloc per round",
+                "## mm_page_alloc_extfrag by class", "## Polluting fallbacks per round",
+                "Trace buffer overruns per run", "## Headline against the posting"]
+
+    def report(self, bench, out):
+        return run(self.REPORT, bench, out, env={"DM_NO_STATS": "1"})
+
+    def test_sections_in_order(self):
+        for case, pairs in (("two-configs", 2), ("", 6)):
+            with tempfile.TemporaryDirectory() as t:
+                rc, out, err = self.report(os.path.join(self.RESULTS, case), t)
+                self.assertEqual(rc, 0, f"{case}: {out}{err}")
+                md = open(os.path.join(t, "defrag-mode.md")).read()
+                at = [md.find(h) for h in self.SECTIONS]
+                self.assertNotIn(-1, at, f"{case}: a section is missing")
+                self.assertEqual(at, sorted(at), f"{case}: sections out of order")
+                # a section per comparison of two configurations run, and the headline
+                self.assertEqual(len(re.findall(r"^## .* against ", md, re.M)), pairs, case)
+                cover = open(os.path.join(t, "defrag-mode-cover.txt")).read()
+                self.assertIn("thp_fault_alloc per round, run 1", cover)
+                self.assertIn("polluting", cover)
+
+    def test_no_runs(self):
+        with tempfile.TemporaryDirectory() as t:
+            os.mkdir(os.path.join(t, "bench"))
+            rc, out, err = self.report(os.path.join(t, "bench"), os.path.join(t, "out"))
+            self.assertNotEqual(rc, 0, out + err)
+            self.assertFalse(os.path.exists(os.path.join(t, "out", "defrag-mode-cover.txt")))
 
 
 class TapResult(unittest.TextTestResult):
