@@ -29,22 +29,17 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
   echo "# step	passed	failed	seconds	cpu	log"; } > "$runfile"
 # Two lanes side by side, so that neither core idles: the kernel lane (the
 # medley's build, check-series of each topic, whose build check uses both
-# cores, and base's build) and the light lane (the scripts' tests and the
-# round trips, single-threaded; then each boot as soon as its kernel is
-# built; the peer comparison last). One kernel build at a time still holds:
-# the light lane only boots kernels already built. The kernel lane, its
-# builds done, takes the boots the light lane has not started (claim,
-# steal below): in a warm run the builds end within minutes and the boots
-# are most of the run. CHECK_LANES=1: one lane.
-# The medley is built first: its boot is the longest of all (89 tests on
-# two NUMA nodes), and it then runs beside the topics' check-series rather
-# than after the last build, where nothing else is left to overlap it (after
-# the last topic they would add about 490 s + 240 s to the end of a cold
-# run). Base is built just before
-# the last topic (sksm, configured as base is: guest/base/config): one of
-# the two is a full build that fills ccache for the other, whichever comes
-# first, and with base first its boot runs beside the last check-series
-# rather than after it, at the end of the run.
+# cores, and base's build) and the light lane (boots, the scripts' tests
+# and the round trips, single-threaded). One kernel build at a time still
+# holds: only the kernel lane builds, and a boot waits until its kernel is
+# built. Both lanes pick the light steps in one order (pick, work below),
+# the medley's boot first: it is the longest step (every topic's tests,
+# the peer suite and the hotplug tests under KASAN), so in a warm run it
+# starts within seconds and everything else runs beside it. The kernel
+# lane, its builds done, picks what is left. CHECK_LANES=1: one lane.
+# Base is built just before the last topic (sksm, configured as base is:
+# guest/base/config): one of the two is a full build that fills ccache for
+# the other, whichever comes first.
 lane_k=("build medley") lane_l=("test-scripts")
 for t in $topics; do lane_l+=("roundtrip $t"); done
 lane_l+=("boot medley")
@@ -197,15 +192,37 @@ wait_for() { while [ ! -e "$res/done/$(echo "$1" | tr ' ' -)" ] && kill -0 "$2" 
 # atomic), so a lane with nothing left of its own takes the other's work.
 mkdir -p "$res/claim"
 claim() { mkdir "$res/claim/$(echo "$1" | tr ' ' -)" 2>/dev/null; }
-# steal: what the kernel lane does once its builds are done: the boots whose
-# kernel is built and that the light lane has not started, the longest
-# first (the medley's), so that neither core idles at the end of a warm run.
-steal() {
+# pick PID: claim the first step of "order" that is ready (its kernel built,
+# or it needs none) and print it; nothing when none is. A step whose
+# kernel step never came (the kernel lane PID ended first) is ready too: it
+# runs and fails as it would have. Both lanes pick from it, so neither
+# core idles while a step is left: in a warm run the builds take seconds,
+# the medley's boot (the longest step) starts at once on one core and
+# every other step runs on the other.
+pick() {
+	local s n
+	for s in "${order[@]}"; do
+		[ -e "$res/claim/$(echo "$s" | tr ' ' -)" ] && continue
+		n=$(needs "$s")
+		if [ -n "$n" ] && [ ! -e "$res/done/$(echo "$n" | tr ' ' -)" ] && kill -0 "$1" 2>/dev/null; then
+			continue
+		fi
+		if claim "$s"; then echo "$s"; return; fi
+	done
+}
+# left: whether a step of "order" is not claimed yet
+left() {
 	local s
-	for s in "boot medley" "${lane_l[@]}"; do
-		case $s in boot\ *) ;; *) continue ;; esac
-		[ -e "$res/done/$(needs "$s" | tr ' ' -)" ] || continue
-		if claim "$s"; then step "$s"; fi
+	for s in "${order[@]}"; do [ -e "$res/claim/$(echo "$s" | tr ' ' -)" ] || return 0; done
+	return 1
+}
+# work PID: pick and run steps until none is left (waiting while the
+# ones left wait for a kernel)
+work() {
+	local s
+	while left; do
+		s=$(pick "$1")
+		if [ -n "$s" ]; then step "$s"; else sleep 3; fi
 	done
 }
 step base
@@ -229,16 +246,25 @@ else
 	# whole kernel lane would land in the cpu column of whichever light
 	# step was running when it ended (a warm run's defrag-mode round
 	# trip showed 220 CPU-s in 45 s).
-	( ( for s in "${lane_k[@]}"; do step "$s"; done; steal; : > "$res/done/kernel-lane" ) &
+	# The light steps in the order they are picked: the medley's boot
+	# first (as soon as its kernel is built), the boots before the
+	# scripts' tests and the round trips, which need no kernel and fill
+	# the other core while a boot waits for its kernel.
+	order=("boot medley")
+	for s in "${lane_l[@]}"; do case $s in "boot medley"|peer) ;; boot\ *) order+=("$s") ;; esac; done
+	for s in "${lane_l[@]}"; do case $s in boot\ *|peer) ;; *) order+=("$s") ;; esac; done
+	( ( for s in "${lane_k[@]}"; do step "$s"; done; work $$; : > "$res/done/kernel-lane" ) &
 	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")
-	for s in "${lane_l[@]}"; do
-		if [ -n "$(needs "$s")" ]; then wait_for "$(needs "$s")" "$kpid"; fi
-		# The peer comparison reads every boot, and the kernel lane's end.
-		if [ "$s" = peer ]; then wait_for "kernel lane" "$kpid"; fi
-		if claim "$s"; then step "$s"; fi
-	done
+	# A warm medley build takes seconds: give it 30 before taking other
+	# work, so that the medley's boot starts first (a cold build takes
+	# minutes and both cores: the light lane then starts with the rest).
+	i=0
+	while [ $i -lt 30 ] && [ ! -e "$res/done/build-medley" ] && kill -0 "$kpid" 2>/dev/null; do sleep 1; i=$((i + 1)); done
+	work "$kpid"
+	# The peer comparison reads every boot, and the kernel lane's end.
 	wait_for "kernel lane" "$kpid"
+	step peer
 fi
 read -r pass fail xfail < <(awk -F'\t' '{ p += $2; if ($3 ~ /^xfail:/) x++; else f += $3 } END { print p + 0, f + 0, x + 0 }' "$res/summary.tsv")
 say ""
