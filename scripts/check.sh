@@ -34,8 +34,8 @@ runfile=$CACHE/check-runs/$(date -u +%Y%m%dT%H%M%S).tsv
 # holds: only the kernel lane builds, and a boot waits until its kernel is
 # built. Both lanes pick the light steps in one order (pick, work below),
 # the medley's boot first: it is the longest step (every topic's tests,
-# the peer suite and the hotplug tests under KASAN), so in a warm run it
-# starts within seconds and everything else runs beside it. The kernel
+# the peer suite and the hotplug tests under KASAN): the light lane waits
+# for its build and starts it, and everything else runs beside it. The kernel
 # lane, its builds done, picks what is left. CHECK_LANES=1: one lane.
 # Base is built just before the last topic (sksm, configured as base is:
 # guest/base/config): one of the two is a full build that fills ccache for
@@ -256,11 +256,10 @@ else
 	( ( for s in "${lane_k[@]}"; do step "$s"; done; work $$; : > "$res/done/kernel-lane" ) &
 	  echo $! > "$res/.kernel-lane.pid" )
 	kpid=$(cat "$res/.kernel-lane.pid")
-	# A warm medley build takes seconds: give it 30 before taking other
-	# work, so that the medley's boot starts first (a cold build takes
-	# minutes and both cores: the light lane then starts with the rest).
-	i=0
-	while [ $i -lt 30 ] && [ ! -e "$res/done/build-medley" ] && kill -0 "$kpid" 2>/dev/null; do sleep 1; i=$((i + 1)); done
+	# The medley's boot goes first: the light lane waits for its build
+	# (seconds when warm; when cold, a build of both cores, which a light
+	# step beside it would only slow down).
+	wait_for "build medley" "$kpid"
 	work "$kpid"
 	# The peer comparison reads every boot, and the kernel lane's end.
 	wait_for "kernel lane" "$kpid"
