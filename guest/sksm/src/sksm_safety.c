@@ -873,6 +873,14 @@ static int t_migrate_nodes(void)
 	return ret;
 }
 
+/* debugfs_file(F): mount debugfs if F is not there; 0 when F can be read */
+static int debugfs_file(const char *f)
+{
+	if (access(f, R_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	return access(f, R_OK) ? -1 : 0;
+}
+
 /*
  * MADV_MERGE's walk of the rmap_list is linear: merging N pages walks,
  * frees or inserts at most a few rmap_items per page (debugfs counter
@@ -887,8 +895,7 @@ static int t_rmap_walk_linear(void)
 	long w0, w1, w2;
 	unsigned long i;
 
-	if (access(f, R_OK))
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	debugfs_file(f);
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
 	for (i = 0; i < n; i++)
 		fill(p + i * ps, 700000 + i);
@@ -913,13 +920,6 @@ static int t_rmap_walk_linear(void)
 
 #define DBG "/sys/kernel/debug/ksm/"
 
-static int debugfs_ready(void)
-{
-	if (access(DBG "merge_rmap_walked", R_OK))
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	return access(DBG "merge_rmap_walked", R_OK) ? -1 : 0;
-}
-
 /*
  * One hold of ksm_thread_mutex visits a bounded number of page table
  * entries: a range of 32768 zero-page PTEs (read faults, no THP) with one
@@ -934,7 +934,7 @@ static int t_walk_bounded(void)
 	long s0, walk;
 	volatile char c;
 
-	if (debugfs_ready() || access(DBG "merge_walk_max", W_OK))
+	if (debugfs_file(DBG "merge_walk_max") || access(DBG "merge_walk_max", W_OK))
 		FAIL("no %smerge_walk_max", DBG);
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
 	for (i = 0; i < n - 1; i++)
@@ -982,7 +982,7 @@ static int t_signal_storm(void)
 	long w0, w1, t0, t1;
 	int err;
 
-	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
 		FAIL("no debugfs ksm/merge_walk_total");
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
 	fill_range(p, n, 31);
@@ -1049,7 +1049,7 @@ static int t_sigstop_prompt(void)
 	char st_c = 0, x;
 	pid_t kid;
 
-	if (debugfs_ready() || rd_long(DBG "merge_walk_total") < 0)
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
 		FAIL("no debugfs ksm/merge_walk_total");
 	if (pipe(go))
 		FAIL("pipe");
@@ -1173,7 +1173,7 @@ static int t_parked_nodes_freed(void)
 	int tries, st, fds[2];
 	pid_t pid, kid = -1;
 
-	if (debugfs_ready() || rd_long(f) < 0)
+	if (debugfs_file(f) || rd_long(f) < 0)
 		FAIL("no %s", f);
 	if (pipe(fds))
 		FAIL("pipe");
@@ -1277,8 +1277,7 @@ static int t_stable_nodes_freed(void)
 	int tries, st, fds[2];
 	pid_t pid;
 
-	if (access(f, R_OK))
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	debugfs_file(f);
 	s0 = rd_long(f);
 	if (s0 < 0)
 		FAIL("no %s", f);
