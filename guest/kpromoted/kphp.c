@@ -3,12 +3,16 @@
  * kphp: pages with kpromoted records pending on hot-pluggable memory,
  * for the memory hotplug test of guest/kpromoted/tests.
  *
- *   kphp NODE PAGES LO-HI
+ *   kphp NODE PAGES LO-HI [ACCESSES]
  *
  * maps PAGES anonymous pages (no THP) bound to NODE (mbind), writes each
  * with a pattern of its index, and records one access to every page in
  * the PFN range LO-HI with kpromoted's debugfs injector (a record
- * pending, not yet hot). It prints
+ * pending, not yet hot). With ACCESSES (more than 1), the pages are
+ * only placed on NODE (the task policy binds them while they are first
+ * written, then goes back to the default, so that no policy keeps them
+ * there) and every page in LO-HI gets ACCESSES records in a row (hot,
+ * for kpromoted to promote). It prints
  *
  *   in N recorded R refused F
  *
@@ -27,6 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#define MPOL_DEFAULT	0
 #define MPOL_BIND	2
 #define PAGE		4096UL
 
@@ -62,15 +67,18 @@ static uint64_t word(long i, long w)
 
 int main(int argc, char **argv)
 {
-	long i, w, in = 0, done = 0, refused = 0, bad = 0;
+	long i, w, in = 0, done = 0, refused = 0, bad = 0, acc = 1, a;
 	unsigned long mask;
 	char buf[64];
 	int fd;
 
-	if (argc != 4 || sscanf(argv[3], "%llu-%llu", &lo, &hi) != 2) {
-		fprintf(stderr, "usage: kphp NODE PAGES LO-HI\n");
+	if ((argc != 4 && argc != 5) ||
+	    sscanf(argv[3], "%llu-%llu", &lo, &hi) != 2) {
+		fprintf(stderr, "usage: kphp NODE PAGES LO-HI [ACCESSES]\n");
 		return 2;
 	}
+	if (argc == 5)
+		acc = atol(argv[4]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mask = 1UL << atoi(argv[1]);
 	npages = atol(argv[2]);
@@ -82,14 +90,20 @@ int main(int argc, char **argv)
 	}
 	if (madvise(area, npages * PAGE, MADV_NOHUGEPAGE))
 		perror("madvise(MADV_NOHUGEPAGE)");
-	if (syscall(SYS_mbind, area, npages * PAGE, MPOL_BIND, &mask,
-		    sizeof(mask) * 8, 0)) {
-		perror("mbind");
+	if (acc > 1 ? syscall(SYS_set_mempolicy, MPOL_BIND, &mask,
+			      sizeof(mask) * 8) :
+		      syscall(SYS_mbind, area, npages * PAGE, MPOL_BIND, &mask,
+			      sizeof(mask) * 8, 0)) {
+		perror(acc > 1 ? "set_mempolicy" : "mbind");
 		return 1;
 	}
 	for (i = 0; i < npages; i++)
 		for (w = 0; w < (long)(PAGE / 8); w++)
 			((uint64_t *)(area + i * PAGE))[w] = word(i, w);
+	if (acc > 1 && syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0)) {
+		perror("set_mempolicy(MPOL_DEFAULT)");
+		return 1;
+	}
 
 	fd = open("/sys/kernel/debug/kpromoted/inject", O_WRONLY);
 	if (fd < 0) {
@@ -103,7 +117,10 @@ int main(int argc, char **argv)
 			continue;
 		in++;
 		n = snprintf(buf, sizeof(buf), "%llu -1\n", pfn_of(i));
-		if (write(fd, buf, n) == n)
+		for (a = 0; a < acc; a++)
+			if (write(fd, buf, n) != n)
+				break;
+		if (a == acc)
 			done++;
 		else
 			refused++;
