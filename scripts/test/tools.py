@@ -397,6 +397,43 @@ class DefragModeReport(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(t, "out", "defrag-mode-cover.txt")))
 
 
+class ReportFolders(unittest.TestCase):
+    """Every guest/<t>/report takes its folders from scripts/libpaths.py
+    (MM_OUT, as scripts/lib.sh derives it): without arguments it reads
+    $MM_OUT/bench/<t>, whatever else the environment says; and no Python
+    tool but libpaths.py reads the folders' variables itself."""
+    GUEST = os.path.join(os.path.dirname(S), "guest")
+
+    def test_default_bench_folder(self):
+        reports = sorted(t for t in os.listdir(self.GUEST) if os.path.isfile(os.path.join(self.GUEST, t, "report")))
+        self.assertGreaterEqual(len(reports), 4, reports)
+        with tempfile.TemporaryDirectory() as t:
+            for topic in reports:
+                os.makedirs(os.path.join(t, "bench", topic))
+                # (an empty folder: the report refuses it, naming it)
+                rc, out, err = run(os.path.join(self.GUEST, topic, "report"),
+                                   env={"MM_OUT": t, "OUT": os.path.join(t, "elsewhere")})
+                self.assertNotEqual(rc, 0, topic)
+                self.assertIn(f"no runs in {os.path.join(t, 'bench', topic)}:", out + err, topic)
+
+    def test_one_derivation(self):
+        root = os.path.dirname(S)
+        tools = [os.path.join(root, "guest", t, "report") for t in os.listdir(os.path.join(root, "guest"))]
+        for d in ("scripts", "checks"):
+            tools += [os.path.join(root, d, f) for f in os.listdir(os.path.join(root, d))]
+        bad = []
+        for f in tools:
+            if not os.path.isfile(f) or f.endswith("libpaths.py"):
+                continue
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            if not (f.endswith(".py") or text.startswith("#!/usr/bin/python3") or text.startswith("#!/usr/bin/env python3")):
+                continue
+            if re.search(r"""environ(?:\.get\(|\[)\s*["'](?:MM_OUT|OUT|MM_CACHE|XDG_CACHE_HOME)["']""", text):
+                bad.append(os.path.relpath(f, root))
+        self.assertEqual(bad, [], "these read the folders' variables instead of asking scripts/libpaths.py")
+
+
 class TapResult(unittest.TextTestResult):
     """One TAP line per test."""
     n = 0
