@@ -435,32 +435,45 @@ class ReportFolders(unittest.TestCase):
 
 
 class TapResult(unittest.TextTestResult):
-    """One TAP line per test."""
+    """One TAP line per test; the failures are also kept as unittest
+    keeps them (wasSuccessful, the exit status)."""
     n = 0
 
-    def _tap(self, test, word, why=""):
+    def _tap(self, test, word, why="", directive=""):
         TapResult.n += 1
         name = test.id().split(".", 1)[-1]
-        print(f"{word} {TapResult.n} - {name}", flush=True)
+        print(f"{word} {TapResult.n} - {name}{directive}", flush=True)
         for line in why.splitlines():
             print("# " + line)
 
     def addSuccess(self, test):
+        super().addSuccess(test)
         self._tap(test, "ok")
 
     def addFailure(self, test, err):
+        super().addFailure(test, err)
         self._tap(test, "not ok", self._exc_info_to_string(err, test))
 
     def addError(self, test, err):
+        super().addError(test, err)
         self._tap(test, "not ok", self._exc_info_to_string(err, test))
 
     def addSkip(self, test, reason):
-        self._tap(test, "ok", "")
+        super().addSkip(test, reason)
+        self._tap(test, "ok", directive=f" # SKIP {reason}")
+
+
+def tap_main(module):
+    """Run the tests of module as TAP; exit as kselftest does: 1 if one
+    failed, 4 (KSFT_SKIP) if all were skipped, else 0."""
+    print("TAP version 13")
+    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    print(f"1..{suite.countTestCases()}")
+    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
+    if not r.wasSuccessful():
+        sys.exit(1)
+    sys.exit(4 if r.testsRun and len(r.skipped) == r.testsRun else 0)
 
 
 if __name__ == "__main__":
-    print("TAP version 13")
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    print(f"1..{suite.countTestCases()}")
-    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
-    sys.exit(0 if r.wasSuccessful() else 1)
+    tap_main(sys.modules[__name__])
