@@ -103,7 +103,12 @@ record() { # step passed failed log seconds
 # fails.
 ktapcount() { if [ -s "$1" ]; then /usr/bin/python3 "$REPO/scripts/results.py" --count-ktap "$1"; else echo "0 0"; fi; }
 # ktap_rc NAME RC: the KTAP of a step whose only result is its exit status
-ktap_rc() { printf 'KTAP version 1\n1..1\n%s 1 %s\n' "$([ "$2" = 0 ] && echo ok || echo 'not ok')" "$1"; }
+# (base, build: scripts, not checks); in a subshell, numbered from 1
+ktap_rc() (
+	. "$REPO/scripts/ktap.sh"
+	echo "KTAP version 1"; ktap_plan 1
+	if [ "$2" = 0 ]; then ok "$1"; else notok "$1 # exit status $2"; fi
+)
 mkdir -p "$res/done"
 step() { # one step of a lane
 	local s=$1 log ktap start left p f rc
