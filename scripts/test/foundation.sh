@@ -115,7 +115,7 @@ check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/resul
 lanes() {
 	local d=$T/lanes st
 	mkdir -p "$d/repo/scripts"
-	cp "$S/check.sh" "$S/lib.sh" "$S/progress.sh" "$S/results.py" "$d/repo/scripts/"
+	cp "$S/check.sh" "$S/lib.sh" "$S/ktap.sh" "$S/progress.sh" "$S/results.py" "$d/repo/scripts/"
 	st=$d/repo/scripts
 	# (times into a file, read by this shell: in a pipe or $(...) it would
 	# run in a subshell and report that subshell's CPU)
