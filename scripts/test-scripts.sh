@@ -14,7 +14,17 @@ i=0
 pass=0 fail=0
 # The unit tests of the Python tools (tools.py, test_*.py) and of the
 # checks (fixtures, seconds) come first: the shell tests below take minutes.
-for t in "$REPO"/scripts/test/tools.py "$REPO"/scripts/test/test_*.py "$REPO"/checks/test/*.py "$REPO"/scripts/test/*.sh; do
+# MM_TESTS=unit runs only those (make check's first step), MM_TESTS=shell
+# only the shell tests.
+units=("$REPO"/scripts/test/tools.py "$REPO"/scripts/test/test_*.py "$REPO"/checks/test/*.py)
+shells=("$REPO"/scripts/test/*.sh)
+case ${MM_TESTS:-all} in
+unit) list=("${units[@]}") ;;
+shell) list=("${shells[@]}") ;;
+all) list=("${units[@]}" "${shells[@]}") ;;
+*) die "MM_TESTS=$MM_TESTS: unit, shell or all" ;;
+esac
+for t in "${list[@]}"; do
 	[ -f "$t" ] || continue    # (a pattern that matched nothing)
 	name=$(basename "$t"); name=${name%.*}
 	[ "$name" = sandbox ] && continue
