@@ -47,7 +47,7 @@ ktap_take() {
 	n=$(grep -cE "$res" "$file" 2>/dev/null || true); n=${n:-0}
 	# everything else the check printed, as diagnostics
 	{ grep -vE "$res" "$file" 2>/dev/null || true; } | sed '/^#/!s/^/# /'
-	ktap_took=$(grep -E "$res" "$file" 2>/dev/null | sed -E 's/^(not )?ok [0-9]+ ?(- )?//')
+	ktap_took=$(grep -E "$res" "$file" 2>/dev/null | sed -E 's/^(not )?ok [0-9]+ ?(- )?//' || true)
 	case $n in
 	1) ;;
 	0) ktap_took="$name # no result line (exit status $rc)"; notok "$ktap_took"; return 1 ;;

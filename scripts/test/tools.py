@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Unit tests of the repository's Python tools (results.py, check-table.py,
-peer-compare.py, b4-cover.py) on fixtures, as TAP. No kernel, no guest: each test runs a
-tool on a few made-up files and reads what it prints and writes. make
-test-scripts runs this first; it takes about a second."""
+peer-compare.py, b4-cover.py, the guest reports' folders) and of how
+check-series.sh reads the checks' result lines, on fixtures, as TAP. No
+kernel, no guest: each test runs a tool on a few made-up files and reads
+what it prints and writes. make check runs this first (step unit); it
+takes seconds (13 s under nice -n 19 beside a make check, 2026-12-07)."""
 import importlib.util
 import json
 import os
