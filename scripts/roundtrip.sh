@@ -125,6 +125,8 @@ series_check_verdicts() {
 		[ -x "$c" ] || continue
 		name=$(basename "$c")
 		line=$(grep -E "^(not )?ok [0-9]+ - $name( #|$)" "$ck" 2>/dev/null) || { notok "$name # no result in $ck"; continue; }
+		# its diagnostics (the "#" lines just above its result line)
+		awk -v n="$name" '/^#/ { d = d $0 "\n"; next } $0 ~ "^(not )?ok [0-9]+ - " n "( #|$)" { printf "%s", d } { d = "" }' "$ck"
 		case $line in
 		"not ok "*) notok "${line#not ok * - }" ;;
 		*" # SKIP"*) line=${line#ok * - }; skip "$name" "${line#*# SKIP }" ;;
