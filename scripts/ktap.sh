@@ -13,6 +13,15 @@
 #                       KSFT_FAIL if a result failed, KSFT_SKIP if every
 #                       result was a skip, else KSFT_PASS
 #   ktap_exit           ktap_plan, then exit with ktap_status
+#   ktap_take NAME RC FILE
+#                       the one result of a check (checks/NAME, which
+#                       printed FILE and exited RC) as a result of this
+#                       run: FILE's diagnostic lines, then its result line
+#                       numbered here. "not ok N - NAME # why" instead when
+#                       FILE has no result line or more than one, the line
+#                       names another test, or it disagrees with RC (ok: 0,
+#                       ok # SKIP: 4, not ok: 1). Returns 0 (ok), 4 (skip)
+#                       or 1; ktap_took is the line's text after "ok N - ".
 #
 # ktap_n, ktap_fails and ktap_skips count the results so far.
 KSFT_PASS=0
@@ -30,6 +39,37 @@ ktap_status() {
 	if [ "$ktap_fails" -gt 0 ]; then return $KSFT_FAIL; fi
 	if [ "$ktap_n" -gt 0 ] && [ "$ktap_skips" -eq "$ktap_n" ]; then return $KSFT_SKIP; fi
 	return $KSFT_PASS
+}
+
+ktap_take() {
+	local name=$1 rc=$2 file=$3 res n want
+	res='^(not )?ok [0-9]+( |$)'
+	n=$(grep -cE "$res" "$file" 2>/dev/null || true); n=${n:-0}
+	# everything else the check printed, as diagnostics
+	{ grep -vE "$res" "$file" 2>/dev/null || true; } | sed '/^#/!s/^/# /'
+	ktap_took=$(grep -E "$res" "$file" 2>/dev/null | sed -E 's/^(not )?ok [0-9]+ ?(- )?//' || true)
+	case $n in
+	1) ;;
+	0) ktap_took="$name # no result line (exit status $rc)"; notok "$ktap_took"; return 1 ;;
+	*) ktap_took="$name # $n result lines (exit status $rc)"; notok "$ktap_took"; return 1 ;;
+	esac
+	case $ktap_took in
+	"$name"|"$name #"*) ;;
+	*) ktap_took="$name # its result line names another test: $ktap_took"; notok "$ktap_took"; return 1 ;;
+	esac
+	want=0
+	if grep -qE '^not ok ' "$file"; then want=1
+	elif [[ $ktap_took == *" # SKIP"* ]]; then want=4; fi
+	if [ "$rc" != "$want" ]; then
+		ktap_took="$name # exit status $rc, but its result line is '$(grep -E "$res" "$file")'"
+		notok "$ktap_took"; return 1
+	fi
+	case $want in
+	0) ok "$ktap_took" ;;
+	1) notok "$ktap_took" ;;
+	4) ktap_n=$((ktap_n + 1)); ktap_skips=$((ktap_skips + 1)); echo "ok $ktap_n - $ktap_took" ;;
+	esac
+	return "$want"
 }
 
 ktap_exit() {
