@@ -58,4 +58,39 @@ for f in $(grep -l '#include "mm_guest.h"' $csrc); do
 	grep -q 'here/../lib' "$b" || nobuild="$nobuild $b"
 done
 is "${nobuild# }" "" "the build script of each program that includes mm_guest.h adds -I guest/lib"
+
+# What the helper prints is what the host reads: a run framed as /init
+# frames it (under busybox sh, the guest's shell, when there is one), a
+# topic's tests with a program's kselftest.h lines nested (its skip line
+# ends in a space), then scripts/results.py on it. A topic that passes,
+# and one that crashed (exit status 139) after one of its three results.
+sh=$(command -v busybox >/dev/null && echo "busybox sh" || echo sh)
+$sh -c '. "$1"
+	ktap_header 1; ktap_plan 2
+	ktap_subtest a
+	{ ktap_header; ktap_plan 3
+	  printf "KTAP version 1\n1..2\nok 1 prog x\nok 2 prog y # SKIP \n" | sed "s/^/    /"
+	  verdict 0 "prog exits 0"; skip "b" "no b here"; notok "c"; } | sed "s/^/    /"
+	ktap_subtest_end a 0
+	ktap_subtest b
+	{ ktap_header; ktap_plan 3; ok "first"; } | sed "s/^/    /"
+	ktap_subtest_end b 139
+	echo MEDLEY-DONE' _ "$R/scripts/ktap.sh" > "$T/results.txt"
+echo "Linux version 6.12" > "$T/console.log"
+/usr/bin/python3 "$R/scripts/results.py" --name h --json "$T/r.json" "$T/console.log" "$T/results.txt" > "$T/r.out" 2>&1
+rc=$?
+got=$(/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d["tests"]:
+    print(t["group"], t["name"], t["status"], t["directive"])
+for p in d.get("problems", []):
+    print("problem:", p["group"], p["message"].split(";")[0])' "$T/r.json" 2>&1)
+want="a prog x ok 
+a prog y ok SKIP
+a prog exits 0 ok 
+a b ok SKIP
+a c not ok 
+b first ok 
+problem: b b: after 1 of 3 results, exit status 139"
+IS_DETAIL=$T/r.out is "$rc:$got" "1:$want" "results.py reads the helper's lines and kselftest.h's (a crash fails its topic)"
 ktap_exit
