@@ -1,14 +1,30 @@
-# shellcheck shell=bash
-# KTAP results for the tooling's shell tests and scripts/roundtrip.sh: the
-# one place that numbers results and prints their lines. Sourced.
+# shellcheck shell=sh disable=SC3043
+# KTAP results, the one place that numbers results and prints their lines:
+# for the tooling's shell tests, the checks and scripts/roundtrip.sh on the
+# host, and for the guest's /init and every topic's tests, which find it
+# at /lib/ktap.sh in the initramfs (scripts/initramfs.sh). Sourced; plain
+# sh and "local" (bash, dash and busybox's ash, the guest's shell).
 #
+#   ktap_header [1]     "TAP version 13", the header kselftest.h's
+#                       ksft_print_header() prints (the topics' tests and
+#                       the kernel's C selftests in the guest print this);
+#                       with 1: "KTAP version 1"
 #   ok WHAT...          "ok N - WHAT"
 #   notok WHAT...       "not ok N - WHAT"
-#   skip WHAT REASON    "ok N - WHAT # SKIP REASON"
+#   skip WHAT [REASON]  "ok N - WHAT # SKIP REASON"
+#   verdict RC WHAT...  ok WHAT when RC is 0, else notok WHAT
 #   diag [FILE...]      each line of the FILEs (or stdin) as "# line"
 #   ktap_plan [N]       "1..N"; without N, the number of results so far
 #                       (a plan at the end, when the count is not known up
 #                       front)
+#   ktap_subtest NAME   "### topic NAME": the header of a subtest in the
+#                       guest's results stream, whose lines follow indented
+#                       by four (scripts/results.py reads it, as it reads
+#                       KUnit's "# Subtest: NAME")
+#   ktap_subtest_end NAME RC
+#                       "### end NAME rc=RC", then the subtest's result
+#                       line, "ok N NAME" when RC is 0, else
+#                       "not ok N NAME # exit status RC"
 #   ktap_status         the exit status kselftest gives such a run:
 #                       KSFT_FAIL if a result failed, KSFT_SKIP if every
 #                       result was a skip, else KSFT_PASS
@@ -31,9 +47,21 @@ ktap_n=0 ktap_fails=0 ktap_skips=0
 
 ok()    { ktap_n=$((ktap_n + 1)); echo "ok $ktap_n - $*"; }
 notok() { ktap_n=$((ktap_n + 1)); ktap_fails=$((ktap_fails + 1)); echo "not ok $ktap_n - $*"; }
-skip()  { ktap_n=$((ktap_n + 1)); ktap_skips=$((ktap_skips + 1)); echo "ok $ktap_n - $1 # SKIP ${2:-}"; }
+skip()  { ktap_n=$((ktap_n + 1)); ktap_skips=$((ktap_skips + 1)); echo "ok $ktap_n - $1 # SKIP${2:+ $2}"; }
+verdict() {
+	if [ "$1" = 0 ]; then shift; ok "$@"; else shift; notok "$@"; fi
+}
 diag()  { sed 's/^/# /' "$@"; }
+ktap_header() { if [ "${1:-}" = 1 ]; then echo "KTAP version 1"; else echo "TAP version 13"; fi; }
 ktap_plan() { echo "1..${1:-$ktap_n}"; }
+
+ktap_subtest() { echo "### topic $1"; }
+ktap_subtest_end() {
+	echo "### end $1 rc=$2"
+	ktap_n=$((ktap_n + 1))
+	if [ "$2" = 0 ]; then echo "ok $ktap_n $1"
+	else ktap_fails=$((ktap_fails + 1)); echo "not ok $ktap_n $1 # exit status $2"; fi
+}
 
 ktap_status() {
 	if [ "$ktap_fails" -gt 0 ]; then return $KSFT_FAIL; fi
@@ -59,7 +87,7 @@ ktap_take() {
 	esac
 	want=0
 	if grep -qE '^not ok ' "$file"; then want=1
-	elif [[ $ktap_took == *" # SKIP"* ]]; then want=4; fi
+	else case $ktap_took in *" # SKIP"*) want=4 ;; esac; fi
 	if [ "$rc" != "$want" ]; then
 		ktap_took="$name # exit status $rc, but its result line is '$(grep -E "$res" "$file")'"
 		notok "$ktap_took"; return 1

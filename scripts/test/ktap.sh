@@ -21,6 +21,27 @@ expect "a skip among passes exits KSFT_PASS (0)" 'ok a; skip b why; ktap_exit' "
 expect "diag prefixes stdin lines with '# '" 'printf "x\ny\n" | diag' "# x${nl}# y${nl}rc=0"
 expect "ktap_plan N prints 1..N up front" 'ktap_plan 3' "1..3${nl}rc=0"
 expect "no result at all: the plan is 1..0, KSFT_PASS" 'ktap_exit' "1..0${nl}rc=0"
+expect "skip without a reason is 'ok N - WHAT # SKIP', no space after" 'skip a' "ok 1 - a # SKIP${nl}rc=0"
+expect "verdict RC WHAT: ok on 0, not ok on anything else" \
+	'verdict 0 a b; verdict 1 c; verdict 139 d' "ok 1 - a b${nl}not ok 2 - c${nl}not ok 3 - d${nl}rc=0"
+expect "ktap_header: TAP version 13 (as kselftest.h's), with 1: KTAP version 1" \
+	'ktap_header; ktap_header 1' "TAP version 13${nl}KTAP version 1${nl}rc=0"
+expect "ktap_subtest/ktap_subtest_end frame a topic: its result line names it, a failure its exit status" \
+	'ktap_subtest a; ktap_subtest_end a 0; ktap_subtest b; ktap_subtest_end b 139; ktap_exit' \
+	"### topic a${nl}### end a rc=0${nl}ok 1 a${nl}### topic b${nl}### end b rc=139${nl}not ok 2 b # exit status 139${nl}1..2${nl}rc=1"
+# The guest sources the same file under busybox's ash: every function
+# prints there what it prints under bash.
+all='ktap_header 1; ktap_plan 7; ok a b; notok c; skip d; skip e "why not"; verdict 0 f; verdict 3 g
+printf "x\n y\n" | diag; ktap_subtest t; ktap_subtest_end t 0
+f=$(mktemp); printf "# c said\nok 1 - c # SKIP x\n" > $f; ktap_take c 4 $f; echo took=$?; rm -f $f; ktap_exit'
+if command -v busybox >/dev/null; then
+	got=$(busybox sh -c '. "$1"; eval "$2"' _ "$S/ktap.sh" "$all" 2>&1; echo "rc=$?")
+	want=$(run "$all")
+	if [ "$got" = "$want" ]; then ok "busybox sh prints what bash prints, every function"
+	else notok "busybox sh prints what bash prints, every function"; diff <(echo "$want") <(echo "$got") | diag; fi
+else
+	skip "busybox sh prints what bash prints, every function" "no busybox on this host"
+fi
 # take OUTPUT RC: ktap_take of a check "c" that printed OUTPUT and exited RC,
 # after one result of this run (so the check's is numbered 2), and its status
 take() { local f; f=$(mktemp); printf "$1" > "$f"; run "ok first; ktap_take c $2 '$f'; echo took=\$?"; rm -f "$f"; }

@@ -34,6 +34,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "kselftest.h"
+
 #ifndef MADV_MERGE
 #define MADV_MERGE 26
 #endif
@@ -1961,6 +1963,16 @@ static const struct tcase cases[] = {
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
+/* A case's KTAP result line, numbered by kselftest.h */
+static void report(const char *name, int ret)
+{
+	char test[128];
+
+	snprintf(test, sizeof(test), "sksm_safety %s", name);
+	ksft_test_result_code(ret == SKIP ? KSFT_SKIP : ret ? KSFT_FAIL : KSFT_PASS,
+			      test, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -2030,14 +2042,9 @@ int main(int argc, char **argv)
 			ret = 1;
 		}
 		ntests++;
-		if (ret == SKIP) {
-			printf("ok %d sksm_safety %s # SKIP\n", ntests, cases[i].name);
-		} else if (ret) {
+		if (ret && ret != SKIP)
 			nfailed++;
-			printf("not ok %d sksm_safety %s\n", ntests, cases[i].name);
-		} else {
-			printf("ok %d sksm_safety %s\n", ntests, cases[i].name);
-		}
+		report(cases[i].name, ret);
 	}
 	snprintf(v, sizeof(v), "%ld", run0);
 	wr_str(KSM "run", v);
