@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1331,6 +1332,115 @@ static int t_run_flip(void)
 }
 
 /*
+ * The resume point a call leaves behind belongs to its thread, not to a
+ * thread that gets the same task_struct later. T1 calls MADV_MERGE over
+ * 8192 pages in pairs and is sent SIGALRM mid-call (once the debugfs
+ * counter ksm/merge_walk_total moves); its handler siglongjmp()s out, so
+ * the point stays saved, and T1 exits. Every page is then written with
+ * its own contents again (no pair shares a frame), and, an RCU grace
+ * period later (T1's task_struct freed), a new thread T2 calls MADV_MERGE
+ * over the same range: it must merge every pair, not resume where T1
+ * stopped. All threads run on CPU 0, where T2's task_struct is most
+ * likely T1's, freed last; 20 rounds. (A kernel that compared only the
+ * task_struct's address resumed T2 at T1's point whenever it was
+ * reused, leaving the pairs before it unmerged with 0 returned.) A
+ * round whose T1 ended its call before the signal is counted, not
+ * failed.
+ */
+static sigjmp_buf reuse_jmp;
+static volatile long reuse_state;	/* 1 calling, 2 returned, 3 jumped */
+
+static void reuse_on_alrm(int sig)
+{
+	siglongjmp(reuse_jmp, 1);
+}
+
+struct reuse_arg {
+	char *p;
+	unsigned long n;
+	int err;
+};
+
+static void *reuse_t1(void *a)
+{
+	struct reuse_arg *r = a;
+
+	if (sigsetjmp(reuse_jmp, 1)) {
+		reuse_state = 3;
+		return NULL;
+	}
+	reuse_state = 1;
+	r->err = madv_merge(r->p, r->n * ps);
+	reuse_state = 2;
+	return NULL;
+}
+
+static void *reuse_t2(void *a)
+{
+	struct reuse_arg *r = a;
+
+	r->err = madv_merge(r->p, r->n * ps);
+	return NULL;
+}
+
+static int t_resume_point_other_thread(void)
+{
+	struct sigaction sa = { .sa_handler = reuse_on_alrm };
+	unsigned long n = 8192, m;
+	char *p = map_aligned(n * ps, HPAGE);
+	struct reuse_arg r = { p, n, 0 };
+	int round, jumped = 0, i;
+	pthread_t th;
+	long b;
+
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	if (pin_cpu(0))
+		FAIL("sched_setaffinity: %s", strerror(errno));
+	sigaction(SIGALRM, &sa, NULL);
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (round = 0; round < 20; round++) {
+		pairs_fill(p, n, 90 + round);
+		reuse_state = 0;
+		b = rd_long(DBG "merge_walk_total");
+		if (pthread_create(&th, NULL, reuse_t1, &r))
+			FAIL("pthread_create");
+		/*
+		 * The call is in progress once the counter moves (polled, a
+		 * hang guard of 300 s; sleeping, as T1 shares the CPU)
+		 */
+		for (i = 0; i < 300000 && reuse_state < 2 && (reuse_state != 1 ||
+		     rd_long(DBG "merge_walk_total") == b); i++)
+			usleep(1000);
+		pthread_kill(th, SIGALRM);
+		pthread_join(th, NULL);
+		jumped += reuse_state == 3;
+		/* every page its own frame again, contents as they were */
+		pairs_fill(p, n, 90 + round);
+		if (pairs_merged(p, n))
+			FAIL("round %d: pairs still merged after the rewrite", round);
+		usleep(500000);		/* T1's task_struct freed after RCU */
+		if (pthread_create(&th, NULL, reuse_t2, &r))
+			FAIL("pthread_create");
+		pthread_join(th, NULL);
+		m = pairs_merged(p, n);
+		if (pairs_check(p, n, 90 + round))
+			FAIL("round %d: contents changed", round);
+		if (r.err == EAGAIN)	/* a page held for a moment: ask again */
+			r.err = madv_merge(p, n * ps), m = pairs_merged(p, n);
+		if (r.err || m != n / 2)
+			FAIL("round %d: T2's MADV_MERGE %s with %lu of %lu pairs merged (T1 %s)",
+			     round, r.err ? strerror(r.err) : "0", m, n / 2,
+			     reuse_state == 3 ? "interrupted" : "had returned");
+	}
+	printf("# %d of 20 rounds interrupted T1 mid-call; T2 merged every pair each time\n",
+	       jumped);
+	if (!jumped)
+		FAIL("T1 was never interrupted mid-call");
+	return 0;
+}
+
+/*
  * io_uring's IORING_OP_MADVISE refuses MADV_MERGE with EINVAL: the call
  * yields to signals with -ERESTARTNOINTR, which only the syscall path can
  * restart, and which io_uring would hand to userspace as -513.
@@ -2185,6 +2295,7 @@ static const struct tcase cases[] = {
 	{ "merge_sync_switch", t_merge_switch },
 	{ "run_0_and_2_refuse", t_run_switch },
 	{ "run_flipped_during_a_call_stops_it", t_run_flip },
+	{ "resume_point_not_taken_by_another_thread", t_resume_point_other_thread },
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
