@@ -10,6 +10,11 @@
  *                              pages_sharing shows the same saving
  *   sksm_bench text K FILE     K processes map FILE privately, patch every
  *                              page the same way (COW), then MADV_MERGE
+ *   sksm_bench batch N MIB     MADV_MERGE one process after the other, as
+ *                              sksm does, with debugfs ksm/merge_batch_steps
+ *                              256 (the default) and UINT_MAX (one hold for
+ *                              the whole range), order ABBA; fresh processes
+ *                              and KSM reset (run 2, then 1) before each
  *
  * Output: "key value" lines, read by guest/sksm/report.
  */
@@ -33,6 +38,7 @@
 #define MADV_MERGE 26
 #endif
 #define KSM "/sys/kernel/mm/ksm/"
+#define BATCH_STEPS "/sys/kernel/debug/ksm/merge_batch_steps"
 
 static long psize;
 
@@ -332,6 +338,93 @@ static int bench_sksm(int n, long mib)
 }
 
 /*
+ * One round of the batch case: N fresh processes, KSM reset, the batch
+ * set to @steps, then MADV_MERGE one process after the other.
+ */
+static int batch_round(int n, size_t len, const char *steps, double *wall,
+		       double *cpu, long *saved, int *err, int *bad)
+{
+	struct child *c = calloc(n, sizeof(*c));
+	struct result r;
+	long anon1;
+	double t0;
+	FILE *f;
+	int i;
+
+	if (!c)
+		return 1;
+	/* run 2 unmerges every KSM page and frees the stable tree */
+	ksm_write("run", "2");
+	ksm_write("run", "1");
+	f = fopen(BATCH_STEPS, "w");
+	if (!f || fputs(steps, f) < 0 || fclose(f))
+		return 1;
+	for (i = 0; i < n; i++)
+		if (spawn(&c[i], len, 0))
+			return 1;
+	anon1 = meminfo("AnonPages");
+	*cpu = 0;
+	t0 = now();
+	for (i = 0; i < n; i++) {
+		if (ask(&c[i], 'm', &r))
+			return 1;
+		*err |= r.err;
+		*cpu += r.cpu;
+	}
+	*wall = now() - t0;
+	*saved = anon1 - meminfo("AnonPages");
+	*bad += verify_all(c, n);
+	reap(c, n);
+	free(c);
+	return 0;
+}
+
+/*
+ * What batching costs: MADV_MERGE with ksm_thread_mutex dropped every 256
+ * steps against one hold for the whole range, in the same boot, ABBA so
+ * that neither always comes first.  Keys batch256_* and batchmax_*, each
+ * the mean of its two rounds.
+ */
+static int bench_batch(int n, long mib)
+{
+	static const char * const steps[2] = { "256", "4294967295" };
+	static const char * const key[2] = { "batch256", "batchmax" };
+	static const int order[4] = { 0, 1, 1, 0 };
+	size_t len = (size_t)mib << 20;
+	double wall[2] = { 0 }, cpu[2] = { 0 }, w, u;
+	long saved[2] = { 0 }, sv;
+	int err[2] = { 0 }, bad[2] = { 0 };
+	int i, k;
+	FILE *f;
+
+	if (access(BATCH_STEPS, W_OK))
+		return 0;	/* a kernel without the file: no batch lines */
+	printf("batch_procs %d\nbatch_mib %ld\n", n, mib);
+	for (i = 0; i < 4; i++) {
+		k = order[i];
+		if (batch_round(n, len, steps[k], &w, &u, &sv, &err[k], &bad[k]))
+			return 1;
+		printf("%s_round%d_wall_s %.4f\n", key[k], i, w);
+		wall[k] += w / 2;
+		cpu[k] += u / 2;
+		saved[k] += sv;
+	}
+	for (k = 0; k < 2; k++) {
+		printf("%s_steps %s\n", key[k], steps[k]);
+		printf("%s_time_to_full_merge_s %.4f\n", key[k], wall[k]);
+		printf("%s_madvise_cpu_sum_s %.4f\n", key[k], cpu[k]);
+		printf("%s_saved_kb %ld\n", key[k], saved[k] / 2);
+		printf("%s_madvise_err %d\n%s_verify_bad %d\n",
+		       key[k], err[k], key[k], bad[k]);
+	}
+	/* back to the default */
+	f = fopen(BATCH_STEPS, "w");
+	if (!f || fputs(steps[0], f) < 0 || fclose(f))
+		return 1;
+	return 0;
+}
+
+/*
  * Pages of the children that map a KSM page, from /proc/<pid>/ksm_merging_pages.
  * Unlike the global pages_sharing, it does not count what earlier phases
  * left for ksmd to tear down (an exiting mm whose rmap_items ksmd frees
@@ -533,7 +626,10 @@ int main(int argc, char **argv)
 		return bench_ksm(atoi(argv[2]), atol(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "text"))
 		return bench_text(atoi(argv[2]), argv[3]);
-	fprintf(stderr, "usage: %s sksm N MIB | ksm N MIB TIMEOUT | text K FILE\n",
+	if (argc >= 4 && !strcmp(argv[1], "batch"))
+		return bench_batch(atoi(argv[2]), atol(argv[3]));
+	fprintf(stderr,
+		"usage: %s sksm N MIB | ksm N MIB TIMEOUT | text K FILE | batch N MIB\n",
 		argv[0]);
 	return 2;
 }
