@@ -1,11 +1,18 @@
 # shellcheck shell=bash
-# Sourced by every check. A check is run as `checks/<name> TOPIC`; it
-# exits 0 (pass) or non-zero (fail), prints a one-line summary, writes its
-# log to out/checks/<topic>/<name>.log and one row per patch to
-# out/checks/<topic>/<name>.tsv ("<patch#|series>\t<ok|FAIL|ok*|->\t<note>")
-# for the table of scripts/check-series.sh.
+# Sourced by every check. A check is run as `checks/<name> TOPIC`; its
+# result is one KTAP result line on stdout (scripts/ktap.sh), diagnostic
+# "# " lines above it, and its exit status (KSFT codes):
+#   pass SUMMARY    "# <name>: SUMMARY", "ok 1 - <name>"; exit 0
+#   failed REASON   "not ok 1 - <name> # REASON"; exit 1
+# It writes its log to out/checks/<topic>/<name>.log and one row per patch
+# to out/checks/<topic>/<name>.tsv ("<patch#|series>\t<ok|FAIL|ok*|->\t<note>")
+# for the table of scripts/check-series.sh, which reads the result line
+# (ktap_take).
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib.sh"
+. "$REPO/scripts/ktap.sh"
 CHECK=$(basename "$0")
+pass() { printf '%s: %s\n' "$CHECK" "$*" | diag; ok "$CHECK"; exit "$KSFT_PASS"; }
+failed() { notok "$CHECK # $(printf '%s' "$*" | tr '\n' ' ')"; exit "$KSFT_FAIL"; }
 T=${1:?usage: checks/$CHECK TOPIC}
 check_topic "$T"
 CDIR=$OUT/checks/$T
@@ -14,12 +21,12 @@ LOG=$CDIR/$CHECK.log
 TSV=$CDIR/$CHECK.tsv
 : > "$LOG"; : > "$TSV"
 # A check that stops on a failed command (set -e) still says so in its
-# summary line, instead of leaving the table's row blank.
-trap 'echo "$CHECK: FAIL: stopped by a failed command at line $LINENO of checks/$CHECK (log: $LOG)"' ERR
+# result line, instead of leaving the table's row blank.
+trap 'failed "stopped by a failed command at line $LINENO of checks/$CHECK (log: $LOG)"' ERR
 shopt -s nullglob
 PATCHES=("$REPO/branches/$T"/*.patch)
 NP=${#PATCHES[@]}
-[ "$NP" -gt 0 ] || { echo "$CHECK: $T has no patches"; echo "series	FAIL	no patches" > "$TSV"; exit 1; }
+[ "$NP" -gt 0 ] || { echo "series	FAIL	no patches" > "$TSV"; failed "$T has no patches"; }
 row() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"; }
 log() { printf '%s\n' "$*" >> "$LOG"; }
 # A scratch tree of the topic (base + all patches) that check-series made.

@@ -2,10 +2,13 @@
 scripts/series.sh, read as mails, and how one check runs.
 
 A series check is `checks/series-<name> TOPIC`. The series checked is
-$MM_SERIES_DIR, else the highest out/series/<topic>/v<N>/. It prints one
-summary line, writes the details to out/checks/<topic>/series-<name>.log
-and one row to series-<name>.tsv (the row format of checks/common.sh),
-and exits 0 on pass, 1 on failure, 2 when there is nothing to check.
+$MM_SERIES_DIR, else the highest out/series/<topic>/v<N>/. Its result is
+one KTAP result line on stdout, as every check's (checks/common.sh):
+diagnostic "# " lines, then "ok 1 - series-<name>", "not ok 1 -
+series-<name> # <reason>" or "ok 1 - series-<name> # SKIP <reason>"; and
+its exit status: 0 pass, 1 fail, 4 (KSFT_SKIP) when there is nothing to
+check. It writes the details to out/checks/<topic>/series-<name>.log and
+one row to series-<name>.tsv (the row format of checks/common.sh).
 Each check is a function check(series, log) -> [problems]; main() below
 does the rest.
 """
@@ -117,10 +120,24 @@ def policy(topic):
     return pol
 
 
+KSFT_PASS, KSFT_FAIL, KSFT_SKIP = 0, 1, 4
+
+
+def result(name, status, reason=''):
+    """The check's KTAP result line (its number is 1: it is the only one;
+    whoever runs several numbers them, scripts/ktap.sh's ktap_take)."""
+    reason = re.sub(r'\s+', ' ', reason).strip()
+    if status == KSFT_PASS:
+        return f'ok 1 - {name}'
+    if status == KSFT_SKIP:
+        return f'ok 1 - {name} # SKIP {reason}'
+    return f'not ok 1 - {name} # {reason}'
+
+
 def main(check, what, func):
     """Run func(series, log) on the series of the topic named by argv[1]
-    as the check series-<check> that proves WHAT; print its line, write its
-    log and row, exit with its status."""
+    as the check series-<check> that proves WHAT; print its diagnostics
+    and result line, write its log and row, exit with its status."""
     name = f'series-{check}'
     if len(sys.argv) != 2:
         sys.exit(f'usage: checks/{name} TOPIC')
@@ -132,24 +149,25 @@ def main(check, what, func):
     s = Series(topic)
     log = [f'# {name} {topic}: {what}', f'# series: {s.dir}']
     if not s.dir or not s.mails:
-        msg = f'{name}: {topic}: SKIP no series written (make series TOPIC={topic})'
-        open(logf, 'w').write('\n'.join(log + [msg]) + '\n')
-        open(os.path.join(logdir, name + '.tsv'), 'w').write('series\t-\tno series written\n')
-        print(msg)
-        sys.exit(2)
-    errors = func(s, log)
-    log += [f'FAIL: {e}' for e in errors]
-    if errors:
-        summary = f'{name}: {topic}: FAIL {len(errors)} problem(s): {errors[0]}' + (' ...' if len(errors) > 1 else '')
+        out = [result(name, KSFT_SKIP, f'no series written (make series TOPIC={topic})')]
+        status, row = KSFT_SKIP, 'series\t-\tno series written\n'
     else:
-        shown = re.sub(r'[.]new$', '', os.path.relpath(s.dir, p.REPO))
-        summary = f'{name}: {topic}: PASS {what} ({len(s.mails)} mails, {shown})'
-    log.append(summary)
-    with open(logf, 'w', encoding='utf-8') as fh:
-        fh.write('\n'.join(log) + '\n')
-    # one row for the table of scripts/check-series.sh (checks/common.sh)
-    with open(os.path.join(logdir, name + '.tsv'), 'w', encoding='utf-8') as fh:
+        errors = func(s, log)
+        log += [f'FAIL: {e}' for e in errors]
+        if errors:
+            status = KSFT_FAIL
+            out = [f'# {line}' for e in errors for line in f'{name}: {topic}: {e}'.splitlines()]
+            out.append(result(name, status, f'{len(errors)} problem(s): {errors[0]}' + (' ...' if len(errors) > 1 else '')))
+        else:
+            status = KSFT_PASS
+            shown = re.sub(r'[.]new$', '', os.path.relpath(s.dir, p.REPO))
+            out = [f'# {name}: {topic}: {what} ({len(s.mails)} mails, {shown})', result(name, status)]
+        # one row for the table of scripts/check-series.sh (checks/common.sh)
         note = errors[0] if errors else what
-        fh.write(f"series\t{'FAIL' if errors else 'ok'}\t{note[:100]}\n")
-    print(summary)
-    sys.exit(1 if errors else 0)
+        row = f"series\t{'FAIL' if errors else 'ok'}\t{note[:100]}\n"
+    with open(logf, 'w', encoding='utf-8') as fh:
+        fh.write('\n'.join(log + out) + '\n')
+    with open(os.path.join(logdir, name + '.tsv'), 'w', encoding='utf-8') as fh:
+        fh.write(row)
+    print('\n'.join(out))
+    sys.exit(status)

@@ -119,7 +119,7 @@ for t in $topics; do
 		say "bench: $t: $why"; echo "$why" >> "$dir/meta.txt"; fail=1
 	elif [ -x "$REPO/guest/$t/report" ]; then
 		mkdir -p "$OUT/report"
-		(cd "$REPO" && OUT=$OUT MM_OUT=$OUT "$REPO/guest/$t/report" "$dir" "$OUT/report") || { say "bench: report of $t failed"; fail=1; }
+		(cd "$REPO" && MM_OUT=$OUT "$REPO/guest/$t/report" "$dir" "$OUT/report") || { say "bench: report of $t failed"; fail=1; }
 	fi
 done
 bash "$REPO/scripts/report.sh" || fail=1

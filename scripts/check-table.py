@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Print the check-series table of a topic from out/checks/<topic>/*.tsv and
-write out/checks/<topic>/summary.json (machine-readable), and checks.ktap
-(KTAP, a result per check, from verdicts.tsv: what make check reads)."""
+write out/checks/<topic>/summary.json (machine-readable). (The checks'
+result lines, what make check reads, are checks.ktap beside them: written
+by scripts/check-series.sh.)"""
 import json
 import os
 import sys
@@ -36,15 +37,3 @@ print()
 with open(os.path.join(cdir, "summary.json"), "w") as f:
     json.dump({"topic": topic, "patches": npatch, "checks": summary}, f, indent=1)
 
-# verdicts.tsv: "pass|FAIL<TAB>check<TAB>line", one per check run, in order
-try:
-    verdicts = [l.rstrip("\n").split("\t") + ["", ""] for l in open(os.path.join(cdir, "verdicts.tsv")) if l.strip()]
-except FileNotFoundError:
-    verdicts = None
-if verdicts is not None:
-    with open(os.path.join(cdir, "checks.ktap"), "w") as f:
-        f.write(f"KTAP version 1\n1..{len(verdicts)}\n")
-        for i, (st, c, line, *_) in enumerate(verdicts, 1):
-            if line:
-                f.write(f"# {line}\n")
-            f.write(f"{'ok' if st == 'pass' else 'not ok'} {i} {c.replace('#', chr(92) + '#')}\n")

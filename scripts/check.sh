@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# make check: the whole test suite, what .ci/run runs. For every topic:
+# make check: the whole test suite, what .ci/run runs. First the tools'
+# unit tests (step unit: scripts/test/tools.py, test_*.py and
+# checks/test/*.py on fixtures, seconds); then for every topic:
 # check-series (which also builds each patch and leaves the tip built), the
 # boot with its guest tests (KUnit, selftests), the mailing-list round
 # trip; then base and the medley (every topic, KASAN) with the peer suite
 # too, the peer comparison (nothing that passes on base fails on the
-# medley), and the scripts' own tests.
+# medley), and the scripts' shell tests (step test-scripts).
 # Ends with "check: N passed, N failed"; results in out/check/.
 . "$(dirname "$0")/lib.sh"
 topics=${CHECK_TOPICS:-$TOPICS}
@@ -50,7 +52,7 @@ for t in $topics; do
 done
 # The peer comparison reads every boot's results, the medley's included.
 lane_l+=("peer")
-total=$(( 1 + ${#lane_k[@]} + ${#lane_l[@]} ))
+total=$(( 2 + ${#lane_k[@]} + ${#lane_l[@]} ))
 # checks/known-failures: "<step>  <reason>" for steps known to fail (or not
 # yet proven), each with its reason. Such a step still runs and is printed
 # as XFAIL (or XPASS); it does not fail the run. A step that fails and is
@@ -103,7 +105,12 @@ record() { # step passed failed log seconds
 # fails.
 ktapcount() { if [ -s "$1" ]; then /usr/bin/python3 "$REPO/scripts/results.py" --count-ktap "$1"; else echo "0 0"; fi; }
 # ktap_rc NAME RC: the KTAP of a step whose only result is its exit status
-ktap_rc() { printf 'KTAP version 1\n1..1\n%s 1 %s\n' "$([ "$2" = 0 ] && echo ok || echo 'not ok')" "$1"; }
+# (base, build: scripts, not checks); in a subshell, numbered from 1
+ktap_rc() (
+	. "$REPO/scripts/ktap.sh"
+	echo "KTAP version 1"; ktap_plan 1
+	if [ "$2" = 0 ]; then ok "$1"; else notok "$1 # exit status $2"; fi
+)
 mkdir -p "$res/done"
 step() { # one step of a lane
 	local s=$1 log ktap start left p f rc
@@ -136,12 +143,15 @@ step() { # one step of a lane
 		return $rc
 	}
 	case $1 in
-	test-scripts)
-		# The demo two-patch round trip is what the four topics' round
-		# trips below do on real series: left out here (about 130 s of a
-		# core in a cold run); make test-scripts still runs it.
+	unit|test-scripts)
+		# unit: the tools' unit tests on fixtures (seconds), first;
+		# test-scripts: the shell tests. The demo two-patch round trip is
+		# what the four topics' round trips below do on real series: left
+		# out here (about 130 s of a core in a cold run); make
+		# test-scripts still runs it.
 		rm -f "$OUT/test-scripts/all.ktap"
-		MM_SKIP_TESTS=b4-roundtrip tmo bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1 || true
+		MM_TESTS=$([ "$1" = unit ] && echo unit || echo shell) MM_SKIP_TESTS=b4-roundtrip \
+			tmo bash "$REPO/scripts/test-scripts.sh" >"$log" 2>&1 || true
 		cp "$OUT/test-scripts/all.ktap" "$ktap" 2>/dev/null || true ;;
 	base)
 		rc=0; bash "$REPO/scripts/base.sh" >"$log" 2>&1 || rc=$?
@@ -226,6 +236,9 @@ work() {
 	done
 }
 step base
+# The tools' unit tests first, before the lanes: a broken tool shows in the
+# first lines of the run, not after the kernels are built.
+step unit
 if [ "${CHECK_LANES:-2}" = 1 ]; then
 	# One lane: the light steps that need no kernel, then each kernel step
 	# followed by the boots that need it, the peer comparison last.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the guest initramfs for a kernel object folder with the tree's own
-# usr/gen_init_cpio (no root needed): busybox-static, guest/init/init, and
-# /opt/<t> from guest/<t>/build for each topic named (plus the peer suite).
+# usr/gen_init_cpio (no root needed): busybox-static, guest/init/init, the
+# KTAP helper scripts/ktap.sh as /lib/ktap.sh (sourced by /init and every
+# topic's tests), and /opt/<t> from guest/<t>/build for each topic named
+# (plus the peer suite).
 # Usage: initramfs.sh SRC OBJ OUTPUT.cpio.gz TOPIC...
 . "$(dirname "$0")/lib.sh"
 src=$1 obj=$2 img=$3; shift 3
@@ -33,6 +35,8 @@ list=$stage.list
 	echo "file /bin/busybox $busybox 0755 0 0"
 	echo "slink /bin/sh busybox 0777 0 0"
 	echo "file /init $REPO/guest/init/init 0755 0 0"
+	echo "dir /lib 0755 0 0"
+	echo "file /lib/ktap.sh $REPO/scripts/ktap.sh 0644 0 0"
 	echo "dir /opt 0755 0 0"
 	(cd "$stage" && find opt -mindepth 1 | sort | while read -r p; do
 		if [ -d "$p" ]; then echo "dir /$p 0755 0 0"

@@ -116,15 +116,22 @@ send_series() {
 
 # the pre-send checks on the mails as written: series.sh ran every one of
 # them (with --force it writes the mails whatever they say) and kept each
-# verdict in checks.tsv beside the mails (running them again here cost
-# about 12 s of a core per topic)
+# one's result line in checks.ktap beside the mails (running them again
+# here cost about 12 s of a core per topic); each is a result here
 series_check_verdicts() {
-	ct=$R/out/series/$t/v$rev/checks.tsv
+	local ck name line
+	ck=$R/out/series/$t/v$rev/checks.ktap
 	for c in "$R"/checks/series-*; do
 		[ -x "$c" ] || continue
-		IFS=$(printf '\t') read -r _ rc line < <(awk -F'\t' -v c="$(basename "$c")" '$1 == c' "$ct" 2>/dev/null) ||
-			{ notok "$(basename "$c"): no verdict in $ct"; continue; }
-		if [ "$rc" = 0 ]; then ok "$line"; else notok "$line"; fi
+		name=$(basename "$c")
+		line=$(grep -E "^(not )?ok [0-9]+ - $name( #|$)" "$ck" 2>/dev/null) || { notok "$name # no result in $ck"; continue; }
+		# its diagnostics (the "#" lines just above its result line)
+		awk -v n="$name" '/^#/ { d = d $0 "\n"; next } $0 ~ "^(not )?ok [0-9]+ - " n "( #|$)" { printf "%s", d } { d = "" }' "$ck"
+		case $line in
+		"not ok "*) notok "${line#not ok * - }" ;;
+		*" # SKIP"*) line=${line#ok * - }; skip "$name" "${line#*# SKIP }" ;;
+		*) ok "${line#ok * - }" ;;
+		esac
 	done
 }
 

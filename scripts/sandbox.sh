@@ -17,7 +17,8 @@
 #   sb_worktree TOPIC     the topic's worktree as such a sparse checkout
 #                         (import.sh then reuses it)
 SB_SRC=${SB_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-SB_REAL_CACHE=${SB_REAL_CACHE:-${MM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-medley}}
+# the real cache, as scripts/lib.sh derives it (roundtrip.sh passes its own)
+SB_REAL_CACHE=${SB_REAL_CACHE:-$(. "$SB_SRC/scripts/lib.sh" && echo "$CACHE")}
 
 sb_new() {
 	local d=$1 ver

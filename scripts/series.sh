@@ -32,6 +32,7 @@
 # placeholder identity or a missing sendemail.smtpserver, and make the
 # credit checks also fail placeholder sign-offs ($MM_SEND_MODE).
 . "$(dirname "$0")/lib.sh"
+. "$REPO/scripts/ktap.sh"
 PY="/usr/bin/python3 $REPO/scripts/b4-cover.py"
 MARK='--- b4-submit-tracking ---'
 
@@ -302,18 +303,24 @@ write_mails() {
 	fi
 }
 
-# Each check's verdict and line also go to checks.tsv beside the mails (what
-# was checked on exactly these mails; the round trip reads it).
+# Each check's result line (ktap_take: its diagnostics, its line numbered
+# here) goes to checks.ktap beside the mails: what was checked on exactly
+# these mails; the round trip reads it. Only a pass lets the series
+# through: a check that could not run (skip) did not pass either.
 run_series_checks() {
+	local c name rc st out body
 	failed=
-	: > "$new/checks.tsv"
+	out=$(mktemp) body=$(mktemp)
 	for c in "$REPO"/checks/series-*; do
 		[ -x "$c" ] || continue
-		rc=0; line=$(MM_SERIES_DIR=$new "$c" "$t") || rc=$?
-		printf '%s\n' "$line"
-		printf '%s\t%s\t%s\n' "$(basename "$c")" "$rc" "$(printf '%s' "$line" | head -1)" >> "$new/checks.tsv"
-		[ $rc = 0 ] || failed="$failed $(basename "$c")"
+		name=$(basename "$c")
+		rc=0; MM_SERIES_DIR=$new "$c" "$t" > "$out" || rc=$?
+		st=0; ktap_take "$name" "$rc" "$out" > "$out.took" || st=$?
+		cat "$out.took"; cat "$out.took" >> "$body"
+		[ "$st" = 0 ] || failed="$failed $name"
 	done
+	{ echo "KTAP version 1"; ktap_plan; cat "$body"; } > "$new/checks.ktap"
+	rm -f "$out" "$out.took" "$body"
 	if [ -n "$failed" ] && [ -z "$force" ]; then
 		mv "$new" "$dest.rejected"
 		die "series checks failed for $t:$failed (mails kept in $dest.rejected; logs in $OUT/checks/$t/; --force to override)"

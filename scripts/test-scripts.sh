@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test-scripts: the tests of the repository's own scripts
-# (the Python unit tests scripts/test/tools.py and checks/test/*.py, then
-# scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
+# (the Python unit tests scripts/test/tools.py, scripts/test/test_*.py and
+# checks/test/*.py, then scripts/test/*.sh, each TAP). Ends with "N passed, N failed".
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$OUT/test-scripts"
 # none may be left from a run before this one
@@ -12,9 +12,19 @@ body=$(mktemp)
 trap 'rm -f "$body"' EXIT
 i=0
 pass=0 fail=0
-# The unit tests of the Python tools and of the series checks (fixtures,
-# seconds) come first: the shell tests below take minutes.
-for t in "$REPO"/scripts/test/tools.py "$REPO"/checks/test/*.py "$REPO"/scripts/test/*.sh; do
+# The unit tests of the Python tools (tools.py, test_*.py) and of the
+# checks (fixtures, seconds) come first: the shell tests below take minutes.
+# MM_TESTS=unit runs only those (make check's first step), MM_TESTS=shell
+# only the shell tests.
+units=("$REPO"/scripts/test/tools.py "$REPO"/scripts/test/test_*.py "$REPO"/checks/test/*.py)
+shells=("$REPO"/scripts/test/*.sh)
+case ${MM_TESTS:-all} in
+unit) list=("${units[@]}") ;;
+shell) list=("${shells[@]}") ;;
+all) list=("${units[@]}" "${shells[@]}") ;;
+*) die "MM_TESTS=$MM_TESTS: unit, shell or all" ;;
+esac
+for t in "${list[@]}"; do
 	[ -f "$t" ] || continue    # (a pattern that matched nothing)
 	name=$(basename "$t"); name=${name%.*}
 	[ "$name" = sandbox ] && continue

@@ -6,9 +6,13 @@ checks/test/fixtures/<check>/<case>/ holds a series as scripts/series.sh
 writes it (the .eml files b4 wrote; "@BASE@" stands for the base commit
 recorded in branches/BASE) and "expect":
     topic T        the topic the check is run for
-    rc N           its exit status (0 pass, 1 fail, 2 nothing to check)
+    rc N           its exit status (0 pass, 1 fail, 4 nothing to check)
     env K=V        set for the run (e.g. MM_SEND_MODE=smtp)
-    line REGEX     found in the one line it prints
+    line REGEX     found in what it prints (^ and $ match at each line)
+Each check prints diagnostic "# " lines and one KTAP result line, the
+one its exit status says (ktap_line below): "ok 1 - series-<check>",
+"not ok 1 - series-<check> # <reason>", "ok 1 - series-<check> # SKIP
+<reason>".
 Each case runs `checks/series-<check> T` on a copy of the series in a
 folder v2 (its revision), with out/ in a scratch folder. The checks that
 run the kernel's scripts (recipients: get_maintainer.pl, checkpatch) are
@@ -75,6 +79,21 @@ def run_case(check, case_dir):
         shutil.rmtree(t)
 
 
+def ktap_line(check, rc):
+    """The result line a check that exited rc must end with."""
+    name = re.escape(f"series-{check}")
+    return {0: f"^ok 1 - {name}$", 1: f"^not ok 1 - {name} # \\S.*$",
+            4: f"^ok 1 - {name} # SKIP \\S.*$"}[rc]
+
+
+def assert_ktap(test, check, rc, out, said=""):
+    """out is diagnostics and one result line, the one rc says."""
+    lines = out.splitlines()
+    test.assertTrue(lines, "no output" + said)
+    test.assertEqual([l for l in lines[:-1] if not l.startswith("# ")], [], "diagnostics only above the result" + said)
+    test.assertRegex(lines[-1], ktap_line(check, rc), "the result line" + said)
+
+
 def make_test(check, case):
     def test(self):
         if check in NEEDS_TREE:
@@ -84,10 +103,11 @@ def make_test(check, case):
         want, rc, out, err, logs = run_case(check, os.path.join(FIX, check, case))
         said = f"\n--- series-{check} said (rc {rc}):\n{out}{err}"
         self.assertEqual(rc, int(want["rc"]), "exit status" + said)
-        self.assertEqual(len(out.splitlines()), 1, "one line" + said)
-        self.assertRegex(out, re.compile(f"^series-{check}: {re.escape(want['topic'])}: "), said)
+        assert_ktap(self, check, rc, out, said)
+        if rc != 4:
+            self.assertRegex(out, re.compile(f"^# series-{check}: {re.escape(want['topic'])}: ", re.M), said)
         if "line" in want:
-            self.assertRegex(out, want["line"], said)
+            self.assertRegex(out, re.compile(want["line"], re.M), said)
         # the details and the table's row beside the other checks'
         self.assertIn(out.strip(), logs.get(f"series-{check}.log", ""), "log" + said)
         row = logs.get(f"series-{check}.tsv", "").split("\t")
@@ -114,8 +134,9 @@ class SeriesNothingToCheck(unittest.TestCase):
             for check in sorted(os.listdir(FIX)):
                 p = subprocess.run([os.path.join(CHECKS, "series-" + check), "t-test"],
                                    capture_output=True, text=True, env=env)
-                self.assertEqual(p.returncode, 2, f"series-{check}: {p.stdout}{p.stderr}")
-                self.assertIn("SKIP no series written", p.stdout)
+                self.assertEqual(p.returncode, 4, f"series-{check}: {p.stdout}{p.stderr}")
+                assert_ktap(self, check, 4, p.stdout)
+                self.assertIn("# SKIP no series written", p.stdout)
 
     def test_usage(self):
         p = subprocess.run([os.path.join(CHECKS, "series-tags")], capture_output=True, text=True)
@@ -176,9 +197,5 @@ class CreditCommand(unittest.TestCase):
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.join(REPO, "scripts", "test"))
-    from tools import TapResult  # noqa: E402
-    print("TAP version 13")
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    print(f"1..{suite.countTestCases()}")
-    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
-    sys.exit(0 if r.wasSuccessful() else 1)
+    from tools import tap_main  # noqa: E402
+    tap_main(sys.modules[__name__])

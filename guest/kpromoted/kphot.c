@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mm_guest.h"
+
 #define MPOL_DEFAULT	0
 #define MPOL_BIND	2
 #define PAGE		4096UL
@@ -50,14 +52,6 @@ static long set_mempolicy(int mode, unsigned long *mask, unsigned long max)
 static long move_pages(int count, void **pages, int *status)
 {
 	return syscall(SYS_move_pages, 0, count, pages, NULL, status, 0);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static char *place(unsigned long npages, int node, int huge)

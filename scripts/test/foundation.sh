@@ -115,7 +115,7 @@ check "a failing guest test fails the run" bash -c "! /usr/bin/python3 '$S/resul
 lanes() {
 	local d=$T/lanes st
 	mkdir -p "$d/repo/scripts"
-	cp "$S/check.sh" "$S/lib.sh" "$S/progress.sh" "$S/results.py" "$d/repo/scripts/"
+	cp "$S/check.sh" "$S/lib.sh" "$S/ktap.sh" "$S/progress.sh" "$S/results.py" "$d/repo/scripts/"
 	st=$d/repo/scripts
 	# (times into a file, read by this shell: in a pipe or $(...) it would
 	# run in a subshell and report that subshell's CPU)
@@ -149,6 +149,8 @@ times > "$0.t"; read -r u s < "$0.t"; u=${u%.*} s=${s%.*}; cpu=$(( ${u%m*} * 60 
 	printf '%s\n' 'print("ok 1 - peer")' > "$st/peer-compare.py"
 	MM_CACHE=$d/cache MM_OUT=$d/out MM_TOPICS=t1 CI=1 bash "$st/check.sh" >"$d/o" 2>&1 || return 1
 	cat "$d/out/check/summary.tsv"
+	# the tools' unit tests come first, right after base, before the lanes
+	[ "$(cut -f1 "$d/out/check/summary.tsv" | head -2 | tr '\n' ' ')" = "base unit " ] || { echo "unit is not the first step"; return 1; }
 	# every step read from its KTAP: one pass each
 	awk -F'\t' '$2 != 1 || $3 != 0 { bad = 1; print "not counted from its KTAP: " $0 } END { exit bad }' "$d/out/check/summary.tsv" || return 1
 	# step passed failed seconds cpu log: each kernel step counted its

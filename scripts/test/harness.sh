@@ -12,6 +12,7 @@ cp "$S/test-scripts.sh" "$S/lib.sh" "$T/repo/scripts/"
 echo demo > "$T/repo/branches/medley/order"
 stub() { printf '%s\n' "$2" > "$T/repo/scripts/test/$1"; }
 stub tools.py 'print("ok 1 - py"); print("1..1")'
+stub test_x.py 'print("ok 1 - py"); print("1..1")'
 stub crash.sh 'echo "ok 1 - a"; echo "ok 2 - b"; exit 139'
 stub short.sh 'echo "1..3"; echo "ok 1 - a"'
 stub good.sh 'echo "ok 1 - a"; echo "1..1"'
@@ -26,9 +27,9 @@ k=$T/out/test-scripts/all.ktap
 grep -qx 'not ok [0-9]* crash # no plan, after 2 results, exit status 139' "$k" && ok "a crash is named with its results and exit status" || { notok "crash line"; diag "$k"; }
 grep -qx 'not ok [0-9]* short # after 1 of 3 results' "$k" && ok "a script short of its plan fails" || { notok "short line"; diag "$k"; }
 grep -qx 'ok [0-9]* good' "$k" && grep -qx 'ok [0-9]* skip' "$k" && grep -qx 'ok [0-9]* tools' "$k" && ok "passing and skipped scripts pass" || { notok "good, skip, tools"; diag "$k"; }
-sed -n 's/^ok \([0-9]*\) \(tools\|series_checks\|crash\)$/\2/p; s/^not ok [0-9]* \(crash\) .*/\1/p' "$k" | tr '\n' ' ' > "$T/order"
-[ "$(cat "$T/order")" = "tools series_checks crash " ] && ok "the unit tests (tools.py, checks/test/*.py) run first, then the shell tests" ||
+sed -n 's/^ok \([0-9]*\) \(tools\|test_x\|series_checks\|crash\)$/\2/p; s/^not ok [0-9]* \(crash\) .*/\1/p' "$k" | tr '\n' ' ' > "$T/order"
+[ "$(cat "$T/order")" = "tools test_x series_checks crash " ] && ok "the unit tests (tools.py, test_*.py, checks/test/*.py) run first, then the shell tests" ||
 	{ notok "order: $(cat "$T/order")"; diag "$k"; }
 grep -qx 'not ok [0-9]* failed' "$k" && ok "a failed result fails its script" || { notok "failed line"; diag "$k"; }
-grep -q '^test-scripts: 7 passed, 3 failed$' "$T/o" && ok "the summary counts a crash and a short script as failures" || { notok "summary"; diag "$T/o"; }
+grep -q '^test-scripts: 8 passed, 3 failed$' "$T/o" && ok "the summary counts a crash and a short script as failures" || { notok "summary"; diag "$T/o"; }
 ktap_exit

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Unit tests of scripts/stats.py, printed as TAP (run by scripts/test/stats.sh).
+"""Unit tests of scripts/stats.py, printed as TAP (make test-scripts runs
+scripts/test/test_*.py first, with tools.py).
 Bench folders: scripts/test/fixtures/bench/ (meta.txt + <label>.<k>.txt).
 
 Reference values: closed forms of Student's t for df = 1 and 2, and the

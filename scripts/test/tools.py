@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Unit tests of the repository's Python tools (results.py, check-table.py,
-peer-compare.py, b4-cover.py) on fixtures, as TAP. No kernel, no guest: each test runs a
-tool on a few made-up files and reads what it prints and writes. make
-test-scripts runs this first; it takes about a second."""
+peer-compare.py, b4-cover.py, the guest reports' folders) and of how
+check-series.sh reads the checks' result lines, on fixtures, as TAP. No
+kernel, no guest: each test runs a tool on a few made-up files and reads
+what it prints and writes. make check runs this first (step unit); it
+takes seconds (13 s under nice -n 19 beside a make check, 2026-12-07)."""
 import importlib.util
 import json
 import os
@@ -243,21 +245,63 @@ class CheckTable(unittest.TestCase):
             self.assertEqual(j["checks"]["checkpatch"], {})
 
 
+
+class CheckSeries(unittest.TestCase):
+    """scripts/check-series.sh reads each check's one KTAP result line
+    (checks/common.sh's pass and failed, its exit status): checks.ktap
+    numbers them, with each check's diagnostics; a check with no result
+    line, or one its exit status contradicts, fails. On a throw-away
+    repository of stub checks (and the real cover-letter)."""
+    STUBS = {
+        "good": '. "$(dirname "$0")/common.sh"; row 1 ok; pass "all fine"',
+        "bad": '. "$(dirname "$0")/common.sh"; row 2 FAIL x; failed "patch 2: broken"',
+        "crash": '. "$(dirname "$0")/common.sh"\nfalse\npass "never"',
+        "liar": 'echo "ok 1 - liar"; exit 1',
+        "silent": 'echo "silent: all fine"',
+        "skipper": 'echo "ok 1 - skipper # SKIP nothing to do"; exit 4',
+    }
+
     def test_checks_ktap(self):
-        """checks.ktap: a result per check in the order run, each check's
-        line a diagnostic before it; make check counts it like any step."""
+        root = os.path.dirname(S)
         with tempfile.TemporaryDirectory() as t:
-            cdir = os.path.join(t, "checks", "demo")
-            os.makedirs(cdir)
-            open(os.path.join(cdir, "verdicts.tsv"), "w").write(
-                "pass\tapply\t2 patches apply\nFAIL\tcheckpatch\tpatch 2: 1 error\npass\tbuild\t\n")
-            rc, out, err = run(os.path.join(S, "check-table.py"), "demo", "2", "apply", "checkpatch", "build",
-                               env={"MM_OUT": t})
-            self.assertEqual(rc, 0, err)
-            k = os.path.join(cdir, "checks.ktap")
-            self.assertEqual(open(k).read(), "KTAP version 1\n1..3\n# 2 patches apply\nok 1 apply\n"
-                             "# patch 2: 1 error\nnot ok 2 checkpatch\nok 3 build\n")
-            self.assertEqual(results("--count-ktap", k)[1].split(), ["2", "1"])
+            r = os.path.join(t, "repo")
+            for d in ("scripts", "checks", "branches/demo", "branches/medley", "cover-letters"):
+                os.makedirs(os.path.join(r, d))
+            for f in ("lib.sh", "ktap.sh", "check-series.sh", "check-table.py", "libpaths.py"):
+                shutil.copy(os.path.join(S, f), os.path.join(r, "scripts", f))
+            for f in ("common.sh", "cover-letter"):
+                shutil.copy(os.path.join(root, "checks", f), os.path.join(r, "checks", f))
+            open(os.path.join(r, "scripts", "base.sh"), "w").write("true\n")
+            for name, body in self.STUBS.items():
+                open(os.path.join(r, "checks", name), "w").write(body + "\n")
+            open(os.path.join(r, "branches", "medley", "order"), "w").write("demo\n")
+            for n in (1, 2):
+                open(os.path.join(r, "branches", "demo", f"000{n}-p.patch"), "w").write("x\n")
+            open(os.path.join(r, "cover-letters", "demo"), "w").write("mm: demo\n\n" + "body\n" * 5)
+            p = subprocess.run(["bash", os.path.join(r, "scripts", "check-series.sh"), "demo"],
+                               capture_output=True, text=True, timeout=120,
+                               env=dict(os.environ, MM_OUT=os.path.join(t, "out"), MM_CACHE=os.path.join(t, "cache"),
+                                        MM_TOPICS="demo", CI="1",
+                                        CHECKS="good bad crash liar silent skipper cover-letter"))
+            said = f"\n--- check-series.sh said (rc {p.returncode}):\n{p.stdout}{p.stderr}"
+            self.assertEqual(p.returncode, 1, said)
+            k = os.path.join(t, "out", "checks", "demo", "checks.ktap")
+            self.assertEqual(open(k).read(), "\n".join([
+                "KTAP version 1", "1..7",
+                "# good: all fine", "ok 1 - good",
+                "not ok 2 - bad # patch 2: broken",
+                "not ok 3 - crash # stopped by a failed command at line 2 of checks/crash"
+                f" (log: {t}/out/checks/demo/crash.log)",
+                "not ok 4 - liar # exit status 1, but its result line is 'ok 1 - liar'",
+                "# silent: all fine", "not ok 5 - silent # no result line (exit status 0)",
+                "ok 6 - skipper # SKIP nothing to do",
+                "# cover-letter: 'mm: demo' (5 lines)", "ok 7 - cover-letter", ""]), said)
+            self.assertEqual(results("--count-ktap", k)[1].split(), ["2", "4"])
+            # the table: a line per check, with its summary or reason
+            for line in (r"pass good +\d+s  good: all fine", r"FAIL bad +\d+s  patch 2: broken",
+                         r"skip skipper +\d+s  SKIP nothing to do", r"FAIL silent +\d+s  no result line"):
+                self.assertRegex(p.stderr, line, said)
+            self.assertIn("check-series: 4 checks failed", p.stderr)
 
 
 class PeerCompare(unittest.TestCase):
@@ -397,33 +441,83 @@ class DefragModeReport(unittest.TestCase):
             self.assertFalse(os.path.exists(os.path.join(t, "out", "defrag-mode-cover.txt")))
 
 
+class ReportFolders(unittest.TestCase):
+    """Every guest/<t>/report takes its folders from scripts/libpaths.py
+    (MM_OUT, as scripts/lib.sh derives it): without arguments it reads
+    $MM_OUT/bench/<t>, whatever else the environment says; and no Python
+    tool but libpaths.py reads the folders' variables itself."""
+    GUEST = os.path.join(os.path.dirname(S), "guest")
+
+    def test_default_bench_folder(self):
+        reports = sorted(t for t in os.listdir(self.GUEST) if os.path.isfile(os.path.join(self.GUEST, t, "report")))
+        self.assertGreaterEqual(len(reports), 4, reports)
+        with tempfile.TemporaryDirectory() as t:
+            for topic in reports:
+                os.makedirs(os.path.join(t, "bench", topic))
+                # (an empty folder: the report refuses it, naming it)
+                rc, out, err = run(os.path.join(self.GUEST, topic, "report"),
+                                   env={"MM_OUT": t, "OUT": os.path.join(t, "elsewhere")})
+                self.assertNotEqual(rc, 0, topic)
+                self.assertIn(f"no runs in {os.path.join(t, 'bench', topic)}:", out + err, topic)
+
+    def test_one_derivation(self):
+        root = os.path.dirname(S)
+        tools = [os.path.join(root, "guest", t, "report") for t in os.listdir(os.path.join(root, "guest"))]
+        for d in ("scripts", "checks"):
+            tools += [os.path.join(root, d, f) for f in os.listdir(os.path.join(root, d))]
+        bad = []
+        for f in tools:
+            if not os.path.isfile(f) or f.endswith("libpaths.py"):
+                continue
+            with open(f, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            if not (f.endswith(".py") or text.startswith("#!/usr/bin/python3") or text.startswith("#!/usr/bin/env python3")):
+                continue
+            if re.search(r"""environ(?:\.get\(|\[)\s*["'](?:MM_OUT|OUT|MM_CACHE|XDG_CACHE_HOME)["']""", text):
+                bad.append(os.path.relpath(f, root))
+        self.assertEqual(bad, [], "these read the folders' variables instead of asking scripts/libpaths.py")
+
+
 class TapResult(unittest.TextTestResult):
-    """One TAP line per test."""
+    """One TAP line per test; the failures are also kept as unittest
+    keeps them (wasSuccessful, the exit status)."""
     n = 0
 
-    def _tap(self, test, word, why=""):
+    def _tap(self, test, word, why="", directive=""):
         TapResult.n += 1
         name = test.id().split(".", 1)[-1]
-        print(f"{word} {TapResult.n} - {name}", flush=True)
+        print(f"{word} {TapResult.n} - {name}{directive}", flush=True)
         for line in why.splitlines():
             print("# " + line)
 
     def addSuccess(self, test):
+        super().addSuccess(test)
         self._tap(test, "ok")
 
     def addFailure(self, test, err):
+        super().addFailure(test, err)
         self._tap(test, "not ok", self._exc_info_to_string(err, test))
 
     def addError(self, test, err):
+        super().addError(test, err)
         self._tap(test, "not ok", self._exc_info_to_string(err, test))
 
     def addSkip(self, test, reason):
-        self._tap(test, "ok", "")
+        super().addSkip(test, reason)
+        self._tap(test, "ok", directive=f" # SKIP {reason}")
+
+
+def tap_main(module):
+    """Run the tests of module as TAP; exit as kselftest does: 1 if one
+    failed, 4 (KSFT_SKIP) if all were skipped, else 0."""
+    print("TAP version 13")
+    suite = unittest.defaultTestLoader.loadTestsFromModule(module)
+    print(f"1..{suite.countTestCases()}")
+    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
+    if not r.wasSuccessful():
+        sys.exit(1)
+    sys.exit(4 if r.testsRun and len(r.skipped) == r.testsRun else 0)
 
 
 if __name__ == "__main__":
-    print("TAP version 13")
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
-    print(f"1..{suite.countTestCases()}")
-    r = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=TapResult, verbosity=0).run(suite)
-    sys.exit(0 if r.wasSuccessful() else 1)
+    tap_main(sys.modules[__name__])

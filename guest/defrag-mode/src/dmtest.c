@@ -30,6 +30,7 @@
 
 #include "kselftest.h"
 #include "vmstat.h"
+#include "mm_guest.h"
 
 #define SYSCTL "/proc/sys/vm/defrag_mode"
 
@@ -133,14 +134,6 @@ static int hog(void)
 			p[off] = (char)off | 1;
 	}
 	return 0;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Is the guest still usable? fork, exec, a pipe round trip. */

@@ -61,6 +61,7 @@
 
 #include "kselftest.h"
 #include "vmstat.h"
+#include "mm_guest.h"
 
 #define MB (1UL << 20)
 #define HPAGE (2UL << 20)
@@ -70,14 +71,6 @@ static volatile sig_atomic_t report;
 
 static void on_term(int sig) { (void)sig; stop = 1; }
 static void on_usr1(int sig) { (void)sig; report = 1; }
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static uint64_t rng_state = 88172645463325252ULL;
 static uint64_t rnd(void)

@@ -27,28 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mm_guest.h"
+
 #ifndef MADV_MERGE
 #define MADV_MERGE 26
 #endif
 #define KSM "/sys/kernel/mm/ksm/"
 
 static long psize;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static long meminfo(const char *key)
 {

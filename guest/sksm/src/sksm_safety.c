@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "kselftest.h"
 
 #ifndef MADV_MERGE
 #define MADV_MERGE 26
@@ -649,10 +652,10 @@ static int t_longterm_pinned(void)
 }
 
 /*
- * MADV_MERGE's own switch, ksm/merge_sync, with ksmd's ksm/run at 0
- * throughout: 0 refuses every caller with EPERM and merges nothing, 1
- * lets only CAP_SYS_ADMIN callers merge (an unprivileged uid gets EPERM),
- * 2 lets every caller merge.
+ * MADV_MERGE's own switch, ksm/merge_sync, with ksm/run at 1 throughout
+ * (ksmd scanning nothing, pages_to_scan 0): 0 refuses every caller with
+ * EPERM and merges nothing, 1 lets only CAP_SYS_ADMIN callers merge (an
+ * unprivileged uid gets EPERM), 2 lets every caller merge.
  */
 static int merge_as(uid_t uid, unsigned long n, unsigned int salt)
 {
@@ -684,7 +687,8 @@ static int t_merge_switch(void)
 
 	if (sync0 < 0)
 		FAIL("no " KSM "merge_sync");
-	wr_str(KSM "run", "0");
+	if (rd_long(KSM "run") != 1)
+		FAIL("ksm/run is %ld, want 1", rd_long(KSM "run"));
 	fill_range(p, n, 11);
 	wr_str(KSM "merge_sync", "0");
 	err = madv_merge(p, n * ps);
@@ -744,7 +748,7 @@ static int t_merge_switch(void)
 		       rd_long(KSM "merge_sync_pages_merged") - m0);
 		ret = 1;
 	}
-	if (rd_long(KSM "run") != 0) {
+	if (rd_long(KSM "run") != 1) {
 		printf("# ksm/run moved\n");
 		ret = 1;
 	}
@@ -1103,6 +1107,341 @@ static int t_sigstop_prompt(void)
 	return 0;
 }
 
+/* ---- ksm/run, the admin's switch that MADV_MERGE obeys ---- */
+
+static long ksm_rd(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), KSM "%s", name);
+	return rd_long(path);
+}
+
+/* Pages 2k and 2k + 1 identical, every pair different; none zero-filled */
+static void pairs_fill(char *p, unsigned long n, unsigned int salt)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		fill(p + i * ps, salt * 100000 + i / 2 + 1);
+}
+
+static int pairs_check(char *p, unsigned long n, unsigned int salt)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, salt * 100000 + i / 2 + 1))
+			return -1;
+	return 0;
+}
+
+/* How many pairs share one frame */
+static unsigned long pairs_merged(char *p, unsigned long n)
+{
+	unsigned long i, m = 0;
+	uint64_t a;
+
+	for (i = 0; i + 1 < n; i += 2) {
+		a = pfn_of(p + i * ps);
+		m += a && a == pfn_of(p + (i + 1) * ps);
+	}
+	return m;
+}
+
+static const char *const ksm_counters[] = {
+	"pages_shared", "pages_sharing", "merge_sync_pages_merged",
+	"merge_sync_pages_shared", "ksm_zero_pages",
+};
+#define NCOUNTERS (sizeof(ksm_counters) / sizeof(ksm_counters[0]))
+
+/*
+ * ksm/run 0 (stopped) and 2 (unmerged) refuse MADV_MERGE with EPERM,
+ * merge_sync 2 notwithstanding, and change nothing: no pair merged, KSM's
+ * counters as they were, contents intact. Back at run 1 the same range
+ * merges.
+ */
+static int t_run_switch(void)
+{
+	static const char *const runs[] = { "0", "2" };
+	unsigned long n = 64, m;
+	char *p = map_aligned(n * ps, ps);
+	long c0[NCOUNTERS], c;
+	unsigned int j;
+	int k, err;
+
+	if (rd_long(KSM "merge_sync") != 2)
+		FAIL("merge_sync is %ld, want 2", rd_long(KSM "merge_sync"));
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	pairs_fill(p, n, 71);
+	for (k = 0; k < 2; k++) {
+		if (wr_str(KSM "run", runs[k]) || rd_long(KSM "run") != k * 2)
+			FAIL("cannot set ksm/run to %s", runs[k]);
+		for (j = 0; j < NCOUNTERS; j++)
+			c0[j] = ksm_rd(ksm_counters[j]);
+		err = madv_merge(p, n * ps);
+		m = pairs_merged(p, n);
+		printf("# run=%s: MADV_MERGE %s, %lu of %lu pairs merged\n",
+		       runs[k], err ? strerror(err) : "0", m, n / 2);
+		if (err != EPERM)
+			FAIL("run=%s: MADV_MERGE gave %s, want EPERM", runs[k],
+			     err ? strerror(err) : "0");
+		if (m)
+			FAIL("run=%s: %lu pairs merged", runs[k], m);
+		for (j = 0; j < NCOUNTERS; j++) {
+			c = ksm_rd(ksm_counters[j]);
+			if (c != c0[j])
+				FAIL("run=%s: %s moved from %ld to %ld", runs[k],
+				     ksm_counters[j], c0[j], c);
+		}
+		if (pairs_check(p, n, 71))
+			FAIL("run=%s: contents changed", runs[k]);
+	}
+	wr_str(KSM "run", "1");
+	/* a page found busy is reported with EAGAIN: ask again (bounded) */
+	for (k = 0; k < 20; k++) {
+		err = madv_merge(p, n * ps);
+		if (err != EAGAIN)
+			break;
+	}
+	m = pairs_merged(p, n);
+	printf("# run=1: MADV_MERGE %s after %d calls, %lu of %lu pairs merged\n",
+	       err ? strerror(err) : "0", k + 1, m, n / 2);
+	if (err || m != n / 2)
+		FAIL("run=1, merge_sync 2: not merged");
+	if (pairs_check(p, n, 71))
+		FAIL("run=1: contents changed");
+	return 0;
+}
+
+/*
+ * run_flip_child - map @n pages in pairs, tell the parent (sh[0]), wait
+ * for its word on @go, MADV_MERGE them; then sh[1] = the errno, sh[2] =
+ * the pairs merged, sh[3] = contents intact, sh[4] = 1 (done).
+ */
+static void run_flip_child(volatile long *sh, int go, unsigned long n,
+			   unsigned int salt)
+{
+	char *p = map_aligned(n * ps, HPAGE);
+	char x;
+
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	pairs_fill(p, n, salt);
+	sh[0] = 1;
+	if (read(go, &x, 1) != 1)
+		_exit(4);
+	sh[1] = madv_merge(p, n * ps);
+	sh[2] = pairs_merged(p, n);
+	sh[3] = !pairs_check(p, n, salt);
+	sh[4] = 1;
+	_exit(0);
+}
+
+/*
+ * ksm/run changed by another process during a long call (16384 pages in
+ * pairs) stops it with EPERM:
+ * 1. run 2, written while the caller is stopped by SIGSTOP in the middle
+ *    of the call (it yields within a batch; state T is polled with a hang
+ *    guard of 300 s): continued, the call returns EPERM without merging
+ *    the rest; run 2 unmerged what it had merged (pages_sharing 0, no pair
+ *    merged), contents intact.
+ * 2. run 0, written with no signal while the call runs: the write waits
+ *    for the batch in progress, and the call stops at the next batch with
+ *    EPERM; the pairs merged before stay merged, the others are not. The
+ *    call does about 128 batches: should it still have ended before the
+ *    write got in (the writer's CPU taken away for that long), it returns
+ *    0 with every pair merged, which is said, not failed: that timing is
+ *    not the test's to control, and part 1 does not depend on it.
+ */
+static int t_run_flip(void)
+{
+	unsigned long n = 16384;
+	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long b, done_at_stop, sharing;
+	int go[2], i, st, part;
+	char st_c = 0;
+	pid_t kid;
+
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	for (part = 1; part <= 2; part++) {
+		memset(sh, 0, ps);
+		if (pipe(go))
+			FAIL("pipe");
+		kid = fork();
+		if (!kid)
+			run_flip_child(sh, go[0], n, 80 + part);
+		for (i = 0; i < 300000 && !sh[0]; i++)
+			usleep(1000);
+		if (!sh[0])
+			FAIL("child did not get ready");
+		b = rd_long(DBG "merge_walk_total");
+		if (write(go[1], "g", 1) != 1)
+			FAIL("write");
+		/* the call is in progress once the counter moves */
+		for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
+			;
+		if (part == 1) {
+			kill(kid, SIGSTOP);
+			for (i = 0; i < 300000 && (st_c = proc_state(kid)) != 'T'; i++)
+				usleep(1000);
+			done_at_stop = sh[4];
+			wr_str(KSM "run", "2");
+			sharing = rd_long(KSM "pages_sharing");
+			kill(kid, SIGCONT);
+		} else {
+			wr_str(KSM "run", "0");
+			sharing = rd_long(KSM "pages_sharing");
+		}
+		waitpid(kid, &st, 0);
+		close(go[0]);
+		close(go[1]);
+		printf("# run=%d during the call%s: MADV_MERGE %s, %ld of %lu pairs merged after it, pages_sharing %ld after the write\n",
+		       part == 1 ? 2 : 0, part == 1 ? " (stopped)" : "",
+		       sh[4] ? sh[1] ? strerror(sh[1]) : "0" : "did not return",
+		       sh[2], n / 2, sharing);
+		wr_str(KSM "run", "1");
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || !sh[4])
+			FAIL("child failed: status %#x", st);
+		if (!sh[3])
+			FAIL("run=%d: contents changed", part == 1 ? 2 : 0);
+		if (part == 1) {
+			if (st_c != 'T')
+				FAIL("child never stopped");
+			if (done_at_stop)
+				FAIL("the call ended before it was stopped");
+			if (sh[1] != EPERM)
+				FAIL("run=2 during the call: %s, want EPERM",
+				     sh[1] ? strerror(sh[1]) : "0");
+			if (sh[2] || sharing)
+				FAIL("run=2: %ld pairs merged, pages_sharing %ld, want 0",
+				     sh[2], sharing);
+			continue;
+		}
+		if (!sh[1] && sh[2] == (long)n / 2) {
+			printf("# run=0: the call ended before the write got in (not failed, see above)\n");
+			continue;
+		}
+		if (sh[1] != EPERM)
+			FAIL("run=0 during the call: %s, want EPERM",
+			     sh[1] ? strerror(sh[1]) : "0");
+		if (!sh[2] || sh[2] >= (long)n / 2)
+			FAIL("run=0 during the call: %ld of %lu pairs merged, want some, not all",
+			     sh[2], n / 2);
+	}
+	return 0;
+}
+
+/*
+ * The resume point a call leaves behind belongs to its thread, not to a
+ * thread that gets the same task_struct later. T1 calls MADV_MERGE over
+ * 8192 pages in pairs and is sent SIGALRM mid-call (once the debugfs
+ * counter ksm/merge_walk_total moves); its handler siglongjmp()s out, so
+ * the point stays saved, and T1 exits. Every page is then written with
+ * its own contents again (no pair shares a frame), and, an RCU grace
+ * period later (T1's task_struct freed), a new thread T2 calls MADV_MERGE
+ * over the same range: it must merge every pair, not resume where T1
+ * stopped. All threads run on CPU 0, where T2's task_struct is most
+ * likely T1's, freed last; 20 rounds. (A kernel that compared only the
+ * task_struct's address resumed T2 at T1's point whenever it was
+ * reused, leaving the pairs before it unmerged with 0 returned.) A
+ * round whose T1 ended its call before the signal is counted, not
+ * failed.
+ */
+static sigjmp_buf reuse_jmp;
+static volatile long reuse_state;	/* 1 calling, 2 returned, 3 jumped */
+
+static void reuse_on_alrm(int sig)
+{
+	siglongjmp(reuse_jmp, 1);
+}
+
+struct reuse_arg {
+	char *p;
+	unsigned long n;
+	int err;
+};
+
+static void *reuse_t1(void *a)
+{
+	struct reuse_arg *r = a;
+
+	if (sigsetjmp(reuse_jmp, 1)) {
+		reuse_state = 3;
+		return NULL;
+	}
+	reuse_state = 1;
+	r->err = madv_merge(r->p, r->n * ps);
+	reuse_state = 2;
+	return NULL;
+}
+
+static void *reuse_t2(void *a)
+{
+	struct reuse_arg *r = a;
+
+	r->err = madv_merge(r->p, r->n * ps);
+	return NULL;
+}
+
+static int t_resume_point_other_thread(void)
+{
+	struct sigaction sa = { .sa_handler = reuse_on_alrm };
+	unsigned long n = 8192, m;
+	char *p = map_aligned(n * ps, HPAGE);
+	struct reuse_arg r = { p, n, 0 };
+	int round, jumped = 0, i;
+	pthread_t th;
+	long b;
+
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	if (pin_cpu(0))
+		FAIL("sched_setaffinity: %s", strerror(errno));
+	sigaction(SIGALRM, &sa, NULL);
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (round = 0; round < 20; round++) {
+		pairs_fill(p, n, 90 + round);
+		reuse_state = 0;
+		b = rd_long(DBG "merge_walk_total");
+		if (pthread_create(&th, NULL, reuse_t1, &r))
+			FAIL("pthread_create");
+		/*
+		 * The call is in progress once the counter moves (polled, a
+		 * hang guard of 300 s; sleeping, as T1 shares the CPU)
+		 */
+		for (i = 0; i < 300000 && reuse_state < 2 && (reuse_state != 1 ||
+		     rd_long(DBG "merge_walk_total") == b); i++)
+			usleep(1000);
+		pthread_kill(th, SIGALRM);
+		pthread_join(th, NULL);
+		jumped += reuse_state == 3;
+		/* every page its own frame again, contents as they were */
+		pairs_fill(p, n, 90 + round);
+		if (pairs_merged(p, n))
+			FAIL("round %d: pairs still merged after the rewrite", round);
+		usleep(500000);		/* T1's task_struct freed after RCU */
+		if (pthread_create(&th, NULL, reuse_t2, &r))
+			FAIL("pthread_create");
+		pthread_join(th, NULL);
+		m = pairs_merged(p, n);
+		if (pairs_check(p, n, 90 + round))
+			FAIL("round %d: contents changed", round);
+		if (r.err == EAGAIN)	/* a page held for a moment: ask again */
+			r.err = madv_merge(p, n * ps), m = pairs_merged(p, n);
+		if (r.err || m != n / 2)
+			FAIL("round %d: T2's MADV_MERGE %s with %lu of %lu pairs merged (T1 %s)",
+			     round, r.err ? strerror(r.err) : "0", m, n / 2,
+			     reuse_state == 3 ? "interrupted" : "had returned");
+	}
+	printf("# %d of 20 rounds interrupted T1 mid-call; T2 merged every pair each time\n",
+	       jumped);
+	if (!jumped)
+		FAIL("T1 was never interrupted mid-call");
+	return 0;
+}
+
 /*
  * io_uring's IORING_OP_MADVISE refuses MADV_MERGE with EINVAL: the call
  * yields to signals with -ERESTARTNOINTR, which only the syscall path can
@@ -1157,6 +1496,73 @@ static int t_io_uring_refused(void)
 }
 
 /*
+ * merged_unique_child - a child maps @n pages of unique contents (seeds
+ * @seed, @seed + 1, ...), turns them into KSM pages with MADV_MERGE (one
+ * stable node each), reports the stable node count read after the merge
+ * (debugfs ksm/stable_nodes) through a pipe, and exits. With @kid, it
+ * first forks a child of its own that keeps the pages mapped (pause()),
+ * and reports that one's pid too.
+ *
+ * Return: 0 once the child has exited after reporting, with *@nodes (and
+ * *@kid) set; -1 otherwise (a grandchild is then killed).
+ */
+static int merged_unique_child(unsigned long n, unsigned int seed,
+			       long *nodes, pid_t *kid)
+{
+	pid_t pid, k = 0;
+	unsigned long i;
+	int fds[2], st;
+	long s = -1;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (!pid) {
+		char *p = map_aligned(n * ps, ps);
+
+		close(fds[0]);
+		for (i = 0; i < n; i++)
+			fill(p + i * ps, seed + i);
+		if (madv_merge(p, n * ps))
+			_exit(1);
+		/* the count with this child's nodes in it, before it exits */
+		s = rd_long(DBG "stable_nodes");
+		if (kid) {
+			k = fork();
+			if (!k) {
+				close(fds[1]);
+				pause();
+				_exit(0);
+			}
+		}
+		if (write(fds[1], &s, sizeof(s)) != sizeof(s) ||
+		    write(fds[1], &k, sizeof(k)) != sizeof(k))
+			_exit(2);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (read(fds[0], &s, sizeof(s)) != sizeof(s) ||
+	    read(fds[0], &k, sizeof(k)) != sizeof(k))
+		s = -1;
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || s < 0 || (kid && k <= 0)) {
+		if (k > 0)
+			kill(k, SIGKILL);
+		return -1;
+	}
+	*nodes = s;
+	if (kid)
+		*kid = k;
+	return 0;
+}
+
+/*
  * Stable nodes parked by an exit while a fork child still maps the pages
  * are freed once the child exits too, with ksmd idle: a process turns
  * 1024 pages of unique contents into KSM pages, forks a child that keeps
@@ -1168,47 +1574,15 @@ static int t_io_uring_refused(void)
 static int t_parked_nodes_freed(void)
 {
 	const char *f = DBG "stable_nodes";
-	unsigned long n = 1024, i;
+	unsigned long n = 1024;
 	long s1 = -1, s2 = -1;
-	int tries, st, fds[2];
-	pid_t pid, kid = -1;
+	pid_t kid = -1;
+	int tries;
 
 	if (debugfs_file(f) || rd_long(f) < 0)
 		FAIL("no %s", f);
-	if (pipe(fds))
-		FAIL("pipe");
-	pid = fork();
-	if (!pid) {
-		char *p = map_aligned(n * ps, ps);
-
-		close(fds[0]);
-		for (i = 0; i < n; i++)
-			fill(p + i * ps, 810000 + i);
-		if (madv_merge(p, n * ps))
-			_exit(1);
-		s1 = rd_long(f);
-		kid = fork();
-		if (!kid) {
-			close(fds[1]);
-			pause();
-			_exit(0);
-		}
-		if (write(fds[1], &s1, sizeof(s1)) != sizeof(s1) ||
-		    write(fds[1], &kid, sizeof(kid)) != sizeof(kid))
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], &s1, sizeof(s1)) != sizeof(s1) ||
-	    read(fds[0], &kid, sizeof(kid)) != sizeof(kid))
-		s1 = -1;
-	close(fds[0]);
-	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) || s1 < 0 || kid <= 0) {
-		if (kid > 0)
-			kill(kid, SIGKILL);
+	if (merged_unique_child(n, 810000, &s1, &kid))
 		FAIL("child failed");
-	}
 	sleep(3);
 	s2 = rd_long(f);
 	printf("# stable_nodes: %ld with the %lu nodes, %ld with the fork child alone\n",
@@ -1271,39 +1645,16 @@ static int t_uffd_wp_refused(void)
  */
 static int t_stable_nodes_freed(void)
 {
-	const char *f = "/sys/kernel/debug/ksm/stable_nodes";
-	unsigned long n = 2048, i;
+	const char *f = DBG "stable_nodes";
+	unsigned long n = 2048;
 	long s0, s1 = -1, s2 = -1;
-	int tries, st, fds[2];
-	pid_t pid;
+	int tries;
 
 	debugfs_file(f);
 	s0 = rd_long(f);
 	if (s0 < 0)
 		FAIL("no %s", f);
-	if (pipe(fds))
-		FAIL("pipe");
-	pid = fork();
-	if (!pid) {
-		char *p = map_aligned(n * ps, ps);
-
-		close(fds[0]);
-		for (i = 0; i < n; i++)
-			fill(p + i * ps, 800000 + i);
-		if (madv_merge(p, n * ps))
-			_exit(1);
-		/* the count with the child's nodes in it, before it exits */
-		s1 = rd_long(f);
-		if (write(fds[1], &s1, sizeof(s1)) != sizeof(s1))
-			_exit(2);
-		_exit(0);
-	}
-	close(fds[1]);
-	if (read(fds[0], &s1, sizeof(s1)) != sizeof(s1))
-		s1 = -1;
-	close(fds[0]);
-	waitpid(pid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) || s1 < 0)
+	if (merged_unique_child(n, 800000, &s1, NULL))
 		FAIL("child failed");
 	/* the child's n nodes must go; others may go too (stale ones pruned) */
 	for (tries = 0; tries < 600; tries++) {
@@ -1944,6 +2295,9 @@ static const struct tcase cases[] = {
 	{ "longterm_pinned", t_longterm_pinned },
 	{ "busy_lru_batch_merged_or_eagain", t_busy_lru_batch },
 	{ "merge_sync_switch", t_merge_switch },
+	{ "run_0_and_2_refuse", t_run_switch },
+	{ "run_flipped_during_a_call_stops_it", t_run_flip },
+	{ "resume_point_not_taken_by_another_thread", t_resume_point_other_thread },
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
@@ -1961,6 +2315,16 @@ static const struct tcase cases[] = {
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
+/* A case's KTAP result line, numbered by kselftest.h */
+static void report(const char *name, int ret)
+{
+	char test[128];
+
+	snprintf(test, sizeof(test), "sksm_safety %s", name);
+	ksft_test_result_code(ret == SKIP ? KSFT_SKIP : ret ? KSFT_FAIL : KSFT_PASS,
+			      test, NULL);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i;
@@ -1975,20 +2339,15 @@ int main(int argc, char **argv)
 	ps = sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/*
-	 * MADV_MERGE for every caller (merge_sync 2); ksmd stopped (run 0)
-	 * and kept from scanning were it started (pages_to_scan 0, a long
-	 * sleep), so that what merges is MADV_MERGE.
+	 * MADV_MERGE for every caller (merge_sync 2) while KSM runs (run 1,
+	 * which MADV_MERGE needs); ksmd, which run 1 starts, kept from
+	 * scanning (pages_to_scan 0, a long sleep), so that what merges is
+	 * MADV_MERGE.
 	 */
 	wr_str(KSM "pages_to_scan", "0");
 	wr_str(KSM "sleep_millisecs", "1000000");
-	wr_str(KSM "run", "0");
-	/*
-	 * A kernel whose MADV_MERGE still obeys ksm/run (no merge_sync)
-	 * fails merge_sync_switch; run=1 lets its other cases merge, so that
-	 * they show what else such a kernel gets wrong.
-	 */
-	if (wr_str(KSM "merge_sync", "2"))
-		wr_str(KSM "run", "1");
+	wr_str(KSM "run", "1");
+	wr_str(KSM "merge_sync", "2");
 	wr_str(THP "enabled", "always");
 	/* KTAP: the plan first, so that kunit.py parse reads the cases */
 	for (i = 0, k = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -1997,6 +2356,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (argc > 1 && !strstr(cases[i].name, argv[1]))
 			continue;
+		/* KSM runs for every case (one that changes run puts it back) */
+		wr_str(KSM "run", "1");
 		kfd = kmsg_open();
 		zero0 = rd_long(KSM "ksm_zero_pages");
 		fflush(stdout);
@@ -2030,14 +2391,9 @@ int main(int argc, char **argv)
 			ret = 1;
 		}
 		ntests++;
-		if (ret == SKIP) {
-			printf("ok %d sksm_safety %s # SKIP\n", ntests, cases[i].name);
-		} else if (ret) {
+		if (ret && ret != SKIP)
 			nfailed++;
-			printf("not ok %d sksm_safety %s\n", ntests, cases[i].name);
-		} else {
-			printf("ok %d sksm_safety %s\n", ntests, cases[i].name);
-		}
+		report(cases[i].name, ret);
 	}
 	snprintf(v, sizeof(v), "%ld", run0);
 	wr_str(KSM "run", v);
