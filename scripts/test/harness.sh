@@ -4,6 +4,9 @@
 # one that passes or skips (KSFT_SKIP) does not. Runs test-scripts.sh on a
 # throw-away repository of stub tests.
 set -u
+# make check runs this script with MM_TESTS=shell and MM_SKIP_TESTS set
+# for its own run of test-scripts.sh: the run below chooses for itself.
+unset MM_TESTS MM_SKIP_TESTS
 S=$(cd "$(dirname "$0")/.." && pwd)
 . "$S/ktap.sh"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
