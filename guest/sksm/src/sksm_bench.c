@@ -39,6 +39,7 @@
 #endif
 #define KSM "/sys/kernel/mm/ksm/"
 #define BATCH_STEPS "/sys/kernel/debug/ksm/merge_batch_steps"
+#define WALK_MAX "/sys/kernel/debug/ksm/merge_walk_max"
 
 static long psize;
 
@@ -339,10 +340,12 @@ static int bench_sksm(int n, long mib)
 
 /*
  * One round of the batch case: N fresh processes, KSM reset, the batch
- * set to @steps, then MADV_MERGE one process after the other.
+ * set to @steps, then MADV_MERGE one process after the other. *@walk:
+ * debugfs ksm/merge_walk_max after the round (reset before it), the most
+ * page table entries and VMAs one hold visited, or -1 without the file.
  */
 static int batch_round(int n, size_t len, const char *steps, double *wall,
-		       double *cpu, long *saved, int *err, int *bad)
+		       double *cpu, long *saved, int *err, int *bad, long *walk)
 {
 	struct child *c = calloc(n, sizeof(*c));
 	struct result r;
@@ -359,6 +362,9 @@ static int batch_round(int n, size_t len, const char *steps, double *wall,
 	f = fopen(BATCH_STEPS, "w");
 	if (!f || fputs(steps, f) < 0 || fclose(f))
 		return 1;
+	f = fopen(WALK_MAX, "w");
+	if (f && (fputs("0", f) < 0 || fclose(f)))
+		return 1;
 	for (i = 0; i < n; i++)
 		if (spawn(&c[i], len, 0))
 			return 1;
@@ -372,6 +378,12 @@ static int batch_round(int n, size_t len, const char *steps, double *wall,
 		*cpu += r.cpu;
 	}
 	*wall = now() - t0;
+	*walk = -1;
+	f = fopen(WALK_MAX, "r");
+	if (f && fscanf(f, "%ld", walk) != 1)
+		*walk = -1;
+	if (f)
+		fclose(f);
 	*saved = anon1 - meminfo("AnonPages");
 	*bad += verify_all(c, n);
 	reap(c, n);
@@ -383,7 +395,10 @@ static int batch_round(int n, size_t len, const char *steps, double *wall,
  * What batching costs: MADV_MERGE with ksm_thread_mutex dropped every 256
  * steps against one hold for the whole range, in the same boot, ABBA so
  * that neither always comes first.  Keys batch256_* and batchmax_*, each
- * the mean of its two rounds.
+ * the mean of its two rounds.  The knob must act: a whole-range round
+ * whose largest hold (debugfs ksm/merge_walk_max) visited no more than 256
+ * entries, or a 256-step round one that visited more, is counted in
+ * batch_knob_bad and fails the run (exit status 1 after the lines).
  */
 static int bench_batch(int n, long mib)
 {
@@ -394,7 +409,8 @@ static int bench_batch(int n, long mib)
 	double wall[2] = { 0 }, cpu[2] = { 0 }, w, u;
 	long saved[2] = { 0 }, sv;
 	int err[2] = { 0 }, bad[2] = { 0 };
-	int i, k;
+	int i, k, knob_bad = 0;
+	long walk;
 	FILE *f;
 
 	if (access(BATCH_STEPS, W_OK))
@@ -402,9 +418,16 @@ static int bench_batch(int n, long mib)
 	printf("batch_procs %d\nbatch_mib %ld\n", n, mib);
 	for (i = 0; i < 4; i++) {
 		k = order[i];
-		if (batch_round(n, len, steps[k], &w, &u, &sv, &err[k], &bad[k]))
+		if (batch_round(n, len, steps[k], &w, &u, &sv, &err[k], &bad[k],
+				&walk))
 			return 1;
 		printf("%s_round%d_wall_s %.4f\n", key[k], i, w);
+		printf("%s_round%d_walk_max %ld\n", key[k], i, walk);
+		if (walk < 0 || (k ? walk <= 256 : walk > 256)) {
+			printf("# ERROR: %s round %d: largest hold visited %ld entries (merge_walk_max), want %s 256: the knob was not obeyed\n",
+			       key[k], i, walk, k ? "more than" : "at most");
+			knob_bad++;
+		}
 		wall[k] += w / 2;
 		cpu[k] += u / 2;
 		saved[k] += sv;
@@ -417,11 +440,12 @@ static int bench_batch(int n, long mib)
 		printf("%s_madvise_err %d\n%s_verify_bad %d\n",
 		       key[k], err[k], key[k], bad[k]);
 	}
+	printf("batch_knob_bad %d\n", knob_bad);
 	/* back to the default */
 	f = fopen(BATCH_STEPS, "w");
 	if (!f || fputs(steps[0], f) < 0 || fclose(f))
 		return 1;
-	return 0;
+	return knob_bad ? 1 : 0;
 }
 
 /*

@@ -1413,6 +1413,127 @@ static int t_run_flip(void)
 }
 
 /*
+ * debugfs ksm/merge_batch_steps below the fewest steps a hold needs to
+ * move on (6: the walk gets half, and visits the VMA, the PMD and the first
+ * PTE at the address the hold starts at) is stored as 6, and reads back so;
+ * with 1 and 0 written, MADV_MERGE of 64 populated pages in pairs returns
+ * and merges them. The child runs under alarm(120): a call that never
+ * returns (every hold ending where it began) is killed and fails the case
+ * rather than hanging the tests.
+ */
+static int t_batch_steps_min(void)
+{
+	static const char *const val[] = { "1", "0" };
+	unsigned long n = 64;
+	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long rb;
+	int k, st;
+	pid_t kid;
+
+	if (debugfs_file(DBG "merge_batch_steps"))
+		FAIL("no %smerge_batch_steps", DBG);
+	for (k = 0; k < 2; k++) {
+		if (wr_str(DBG "merge_batch_steps", val[k]))
+			FAIL("cannot write %s to merge_batch_steps", val[k]);
+		rb = rd_long(DBG "merge_batch_steps");
+		printf("# merge_batch_steps %s written, reads back %ld\n", val[k], rb);
+		if (rb != 6) {
+			wr_str(DBG "merge_batch_steps", "256");
+			FAIL("merge_batch_steps %s reads back %ld, want 6", val[k], rb);
+		}
+		memset(sh, 0, ps);
+		kid = fork();
+		if (!kid) {
+			char *p = map_aligned(n * ps, HPAGE);
+
+			madvise(p, n * ps, MADV_NOHUGEPAGE);
+			pairs_fill(p, n, 120 + k);
+			alarm(120);
+			sh[1] = madv_merge(p, n * ps);
+			sh[2] = pairs_merged(p, n);
+			sh[3] = !pairs_check(p, n, 120 + k);
+			_exit(0);
+		}
+		waitpid(kid, &st, 0);
+		wr_str(DBG "merge_batch_steps", "256");
+		if (WIFSIGNALED(st))
+			FAIL("merge_batch_steps %s: MADV_MERGE did not return in 120 s (signal %d)",
+			     val[k], WTERMSIG(st));
+		printf("# merge_batch_steps %s: MADV_MERGE %s, %ld of %lu pairs merged\n",
+		       val[k], sh[1] ? strerror(sh[1]) : "0", sh[2], n / 2);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) || sh[1])
+			FAIL("merge_batch_steps %s: MADV_MERGE %s, status %#x",
+			     val[k], sh[1] ? strerror(sh[1]) : "0", st);
+		if (sh[2] != (long)n / 2 || !sh[3])
+			FAIL("merge_batch_steps %s: %ld of %lu pairs merged, contents %s",
+			     val[k], sh[2], n / 2, sh[3] ? "intact" : "changed");
+	}
+	return 0;
+}
+
+/*
+ * The check of ksm/run before each batch: a long call (16384 pages in
+ * pairs, batches of the default 256 steps) is running (the debugfs counter
+ * ksm/merge_walk_total moved) when another process writes 0 to ksm/run.
+ * The write takes ksm_thread_mutex, so it returns between two batches;
+ * from then on no batch may run: the counter must not move after the write
+ * returned, and the call returns EPERM. A kernel without the check before
+ * each batch goes on walking (the counter moves) and returns 0. Should the
+ * call have ended before the write got in (0, every pair merged, the
+ * counter still), that is said, not failed: the counter check held anyway.
+ */
+static int t_run_stop_counter(void)
+{
+	unsigned long n = 16384;
+	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long b, t1, t2;
+	int go[2], i, st;
+	pid_t kid;
+
+	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
+		FAIL("no debugfs ksm/merge_walk_total");
+	memset(sh, 0, ps);
+	if (pipe(go))
+		FAIL("pipe");
+	kid = fork();
+	if (!kid)
+		run_flip_child(sh, go[0], n, 90);
+	for (i = 0; i < 300000 && !sh[0]; i++)
+		usleep(1000);
+	if (!sh[0])
+		FAIL("child did not get ready");
+	b = rd_long(DBG "merge_walk_total");
+	if (write(go[1], "g", 1) != 1)
+		FAIL("write");
+	for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
+		;
+	wr_str(KSM "run", "0");
+	t1 = rd_long(DBG "merge_walk_total");
+	waitpid(kid, &st, 0);
+	t2 = rd_long(DBG "merge_walk_total");
+	close(go[0]);
+	close(go[1]);
+	wr_str(KSM "run", "1");
+	printf("# run=0 during the call: MADV_MERGE %s, %ld of %lu pairs merged; merge_walk_total +%ld after the write returned\n",
+	       sh[4] ? sh[1] ? strerror(sh[1]) : "0" : "did not return",
+	       sh[2], n / 2, t2 - t1);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) || !sh[4])
+		FAIL("child failed: status %#x", st);
+	if (t2 != t1)
+		FAIL("%ld page table entries walked after the write of 0 to run returned, want 0",
+		     t2 - t1);
+	if (!sh[1] && sh[2] == (long)n / 2) {
+		printf("# run=0: the call ended before the write got in (not failed, see above)\n");
+		return 0;
+	}
+	if (sh[1] != EPERM)
+		FAIL("run=0 during the call: %s, want EPERM", sh[1] ? strerror(sh[1]) : "0");
+	return sh[3] ? 0 : 1;
+}
+
+/*
  * The resume point a call leaves behind belongs to its thread, not to a
  * thread that gets the same task_struct later. T1 calls MADV_MERGE over
  * 8192 pages in pairs and is sent SIGALRM mid-call (once the debugfs
@@ -2376,12 +2497,14 @@ static const struct tcase cases[] = {
 	{ "merge_sync_switch", t_merge_switch },
 	{ "run_0_and_2_refuse", t_run_switch },
 	{ "run_flipped_during_a_call_stops_it", t_run_flip },
+	{ "run_0_written_no_batch_after_it", t_run_stop_counter },
 	{ "resume_point_not_taken_by_another_thread", t_resume_point_other_thread },
 	{ "signals_restart", t_signals },
 	{ "migrate_nodes", t_migrate_nodes },
 	{ "migrating_pages_merged_or_eagain", t_migrating_merged_or_eagain },
 	{ "rmap_walk_linear", t_rmap_walk_linear },
 	{ "walk_bounded_per_hold", t_walk_bounded },
+	{ "batch_steps_below_minimum_progress", t_batch_steps_min },
 	{ "signal_storm_resumes", t_signal_storm },
 	{ "sigstop_stops_the_call", t_sigstop_prompt },
 	{ "io_uring_madvise_refused", t_io_uring_refused },
