@@ -195,6 +195,18 @@ static long smaps_rollup(const char *key)
 	return v;
 }
 
+/*
+ * env_rounds(NAME, N): the rounds of a race case, N unless the environment
+ * sets NAME to a positive number (the medley's KASAN kernel runs fewer:
+ * medley.env.NAME=VALUE in guest/medley/cmdline).
+ */
+static int env_rounds(const char *name, int n)
+{
+	const char *v = getenv(name);
+
+	return v && atoi(v) > 0 ? atoi(v) : n;
+}
+
 static int madv_merge(void *p, size_t len)
 {
 	return madvise(p, len, MADV_MERGE) ? errno : 0;
@@ -776,8 +788,12 @@ static int t_signals(void)
 	int err = 0, k;
 
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
-	fill_range(p, n, 12);
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART */
+	/*
+	 * The signalling child is forked before the range is filled: pages
+	 * it shared by fork would not be made KSM pages (MADV_MERGE leaves
+	 * a page that other processes map too).
+	 */
 	kid = fork();
 	if (!kid) {
 		for (k = 0;; k++) {
@@ -789,6 +805,7 @@ static int t_signals(void)
 			usleep(2000);
 		}
 	}
+	fill_range(p, n, 12);
 	m0 = rd_long(KSM "merge_sync_pages_merged");
 	for (calls = 0; calls < 4 && !err; calls++) {
 		err = madv_merge(p, n * ps);
@@ -887,7 +904,7 @@ static int t_migrate_nodes(void)
  * on a kernel that reports such pages.
  */
 #define MIG_PAGES 64
-#define MIG_ROUNDS 300
+#define MIG_ROUNDS env_rounds("SKSM_MIG_ROUNDS", 300)
 
 static char *mig_base;
 static volatile int mig_go, mig_moves;
@@ -1543,7 +1560,7 @@ static int t_run_stop_counter(void)
  * period later (T1's task_struct freed), a new thread T2 calls MADV_MERGE
  * over the same range: it must merge every pair, not resume where T1
  * stopped. All threads run on CPU 0, where T2's task_struct is most
- * likely T1's, freed last; 20 rounds. (A kernel that compared only the
+ * likely T1's, freed last; 20 rounds (SKSM_REUSE_ROUNDS). (A kernel that compared only the
  * task_struct's address resumed T2 at T1's point whenever it was
  * reused, leaving the pairs before it unmerged with 0 returned.) A
  * round whose T1 ended its call before the signal is counted, not
@@ -1591,7 +1608,7 @@ static int t_resume_point_other_thread(void)
 	unsigned long n = 8192, m;
 	char *p = map_aligned(n * ps, HPAGE);
 	struct reuse_arg r = { p, n, 0 };
-	int round, jumped = 0, i;
+	int round, jumped = 0, i, rounds = env_rounds("SKSM_REUSE_ROUNDS", 20);
 	pthread_t th;
 	long b;
 
@@ -1601,7 +1618,7 @@ static int t_resume_point_other_thread(void)
 		FAIL("sched_setaffinity: %s", strerror(errno));
 	sigaction(SIGALRM, &sa, NULL);
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
-	for (round = 0; round < 20; round++) {
+	for (round = 0; round < rounds; round++) {
 		pairs_fill(p, n, 90 + round);
 		reuse_state = 0;
 		b = rd_long(DBG "merge_walk_total");
@@ -1635,8 +1652,8 @@ static int t_resume_point_other_thread(void)
 			     round, r.err ? strerror(r.err) : "0", m, n / 2,
 			     reuse_state == 3 ? "interrupted" : "had returned");
 	}
-	printf("# %d of 20 rounds interrupted T1 mid-call; T2 merged every pair each time\n",
-	       jumped);
+	printf("# %d of %d rounds interrupted T1 mid-call; T2 merged every pair each time\n",
+	       jumped, rounds);
 	if (!jumped)
 		FAIL("T1 was never interrupted mid-call");
 	return 0;
@@ -2240,6 +2257,98 @@ static int t_leaks(void)
 }
 
 /*
+ * A page that fork shares, made a KSM page by the child's MADV_MERGE (no
+ * identical page yet, so the page itself becomes the KSM page): the parent
+ * maps it too, and the KSM rmap must reach that mapping, or nothing can
+ * unmap the page: not migration (compaction, move_pages(), a memory
+ * offline, which then retries it for ever) and not reclaim.  The parent,
+ * which never calls MADV_MERGE, moves the pages to node 1 with
+ * move_pages(MPOL_MF_MOVE_ALL), as root may for pages other processes map:
+ * every page must move, and both processes still read their contents.
+ */
+#define FORK_PAGES 16
+static int t_fork_shared_made_ksm_by_child(void)
+{
+	unsigned long n = FORK_PAGES, i, moved = 0;
+	char *p = map_aligned(n * ps, ps);
+	int nodes[FORK_PAGES], status[FORK_PAGES], merged[2], done[2], st, cst;
+	void *pages[FORK_PAGES];
+	uint64_t f0[FORK_PAGES];
+	long kpf;
+	pid_t c;
+	char ch = 0;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		return SKIP;
+	if (!p || pipe(merged) || pipe(done))
+		FAIL("mmap/pipe: %s", strerror(errno));
+	madvise(p, n * ps, MADV_NOHUGEPAGE);
+	for (i = 0; i < n; i++) {
+		fill(p + i * ps, 7100 + i);	/* no twin anywhere */
+		pages[i] = p + i * ps;
+		nodes[i] = 0;
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 2 /* MPOL_MF_MOVE */) < 0)
+		FAIL("move_pages to node 0: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		f0[i] = pfn_of(p + i * ps);
+		if (status[i] != 0)
+			FAIL("page %lu not on node 0 to start with: status %d", i, status[i]);
+	}
+	c = fork();
+	if (!c) {
+		st = madv_merge(p, n * ps);
+		if (write(merged[1], &st, sizeof(st)) != sizeof(st))
+			_exit(2);
+		if (read(done[0], &ch, 1) != 1)
+			_exit(2);
+		for (i = 0; i < n; i++)
+			if (check(p + i * ps, 7100 + i))
+				_exit(3);
+		_exit(0);
+	}
+	if (read(merged[0], &st, sizeof(st)) != sizeof(st) || st) {
+		kill(c, SIGKILL);
+		waitpid(c, NULL, 0);
+		FAIL("the child's MADV_MERGE: %s", strerror(st));
+	}
+	/* the page the parent maps is the child's KSM page now */
+	kpf = -1;
+	{
+		int fd = open("/proc/kpageflags", O_RDONLY);
+		uint64_t fl = 0;
+
+		if (fd >= 0 && f0[0] && pfn_of(p) == f0[0] &&
+		    pread(fd, &fl, 8, f0[0] * 8) == 8)
+			kpf = !!(fl & (1ULL << 21));	/* KPF_KSM */
+		if (fd >= 0)
+			close(fd);
+	}
+	printf("# the parent's first page after the child's MADV_MERGE: pfn %s, KSM %ld\n",
+	       pfn_of(p) == f0[0] ? "the same" : "another", kpf);
+	for (i = 0; i < n; i++)
+		nodes[i] = 1;
+	/* returns how many pages it could not move, or -1 */
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 4 /* MPOL_MF_MOVE_ALL */) < 0)
+		FAIL("move_pages to node 1: %s", strerror(errno));
+	for (i = 0; i < n; i++)
+		moved += status[i] == 1 && pfn_of(p + i * ps) != f0[i];
+	if (write(done[1], &ch, 1) != 1)
+		FAIL("pipe");
+	waitpid(c, &cst, 0);
+	for (i = 0; i < n; i++)
+		if (check(p + i * ps, 7100 + i))
+			FAIL("the parent's page %lu changed", i);
+	if (!WIFEXITED(cst) || WEXITSTATUS(cst))
+		FAIL("the child's contents or pipes (status %#x)", cst);
+	printf("# %lu of %lu pages moved to node 1 (status of page 0: %d)\n",
+	       moved, n, status[0]);
+	if (moved != n)
+		FAIL("the KSM pages the parent maps could not be migrated");
+	return 0;
+}
+
+/*
  * Memory offline under the stable tree: guest/sksm/qemu gives node 1 a
  * 256 MiB DIMM, onlined into ZONE_MOVABLE at boot. Pages bound to node 1
  * land there and MADV_MERGE makes KSM pages of them; then every DIMM
@@ -2291,6 +2400,34 @@ static int dimm_blocks(long *blk, int max, unsigned long *bsz)
 	return n;
 }
 
+/*
+ * A hang guard for an offline: the kernel retries a page it cannot migrate
+ * until a signal comes, so a KSM page that the KSM rmap cannot unmap would
+ * hang the case.  SIGALRM (no SA_RESTART) ends the write with EINTR and
+ * the case fails instead.  120 s, MM_GUARD times as long on a slow kernel:
+ * an offline of this DIMM takes a few seconds.
+ */
+static volatile sig_atomic_t offline_alarm;
+
+static void on_offline_alarm(int sig)
+{
+	offline_alarm = 1;
+}
+
+static void offline_guard(unsigned int on)
+{
+	struct sigaction sa = { .sa_handler = on_offline_alarm };
+	const char *g = getenv("MM_GUARD");
+
+	if (!on) {
+		alarm(0);
+		return;
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	offline_alarm = 0;
+	alarm(on * (g && atoi(g) > 0 ? atoi(g) : 1));
+}
+
 /* Write @state to every block, asking again (20 times at most) on EBUSY/EAGAIN */
 static int set_blocks(const long *blk, int n, const char *state)
 {
@@ -2311,6 +2448,11 @@ static int set_blocks(const long *blk, int n, const char *state)
 				break;
 			if (wr_str(path, state))
 				printf("# memory%ld: %s: %s (try %d)\n", blk[i], state, strerror(errno), k + 1);
+			if (offline_alarm) {
+				printf("# memory%ld: %s did not end within the hang guard (pages it could not migrate: see the kernel log)\n",
+				       blk[i], state);
+				return -1;
+			}
 		}
 		if (k == 20)
 			return -1;
@@ -2433,10 +2575,12 @@ static int t_memory_offline(void)
 	}
 	usleep(200000);
 	close(pfd[1]);			/* c1 exits now */
+	offline_guard(120);
 	if (set_blocks(blk, nb, "offline")) {
 		printf("# the DIMM could not be offlined\n");
 		ret = 1;
 	}
+	offline_guard(0);
 	*stop = 1;
 	waitpid(c1, &c1st, 0);
 	waitpid(c2, &c2st, 0);
@@ -2515,6 +2659,7 @@ static const struct tcase cases[] = {
 	{ "memcg_uncharge", t_memcg_uncharge },
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
+	{ "fork_shared_made_ksm_by_child_migrates", t_fork_shared_made_ksm_by_child },
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
