@@ -2274,7 +2274,7 @@ static int t_fork_shared_made_ksm_by_child(void)
 	int nodes[FORK_PAGES], status[FORK_PAGES], merged[2], done[2], st, cst;
 	void *pages[FORK_PAGES];
 	uint64_t f0[FORK_PAGES];
-	long kpf;
+	long kmerged = -1;
 	pid_t c;
 	char ch = 0;
 
@@ -2284,7 +2284,7 @@ static int t_fork_shared_made_ksm_by_child(void)
 		FAIL("mmap/pipe: %s", strerror(errno));
 	madvise(p, n * ps, MADV_NOHUGEPAGE);
 	for (i = 0; i < n; i++) {
-		fill(p + i * ps, 7100 + i);	/* no twin anywhere */
+		fill(p + i * ps, 9100 + i);	/* no twin anywhere */
 		pages[i] = p + i * ps;
 		nodes[i] = 0;
 	}
@@ -2297,37 +2297,38 @@ static int t_fork_shared_made_ksm_by_child(void)
 	}
 	c = fork();
 	if (!c) {
+		close(merged[0]);
+		close(done[1]);		/* EOF when the parent ends */
 		st = madv_merge(p, n * ps);
-		if (write(merged[1], &st, sizeof(st)) != sizeof(st))
+		kmerged = rd_long("/proc/self/ksm_merging_pages");
+		if (write(merged[1], &st, sizeof(st)) != sizeof(st) ||
+		    write(merged[1], &kmerged, sizeof(kmerged)) != sizeof(kmerged))
 			_exit(2);
 		if (read(done[0], &ch, 1) != 1)
 			_exit(2);
 		for (i = 0; i < n; i++)
-			if (check(p + i * ps, 7100 + i))
+			if (check(p + i * ps, 9100 + i))
 				_exit(3);
 		_exit(0);
 	}
-	if (read(merged[0], &st, sizeof(st)) != sizeof(st) || st) {
+	close(merged[1]);
+	close(done[0]);
+	if (read(merged[0], &st, sizeof(st)) != sizeof(st) || st ||
+	    read(merged[0], &kmerged, sizeof(kmerged)) != sizeof(kmerged)) {
 		kill(c, SIGKILL);
 		waitpid(c, NULL, 0);
 		FAIL("the child's MADV_MERGE: %s", strerror(st));
 	}
-	/* the page the parent maps is the child's KSM page now */
-	kpf = -1;
-	{
-		int fd = open("/proc/kpageflags", O_RDONLY);
-		uint64_t fl = 0;
-
-		if (fd >= 0 && f0[0] && pfn_of(p) == f0[0] &&
-		    pread(fd, &fl, 8, f0[0] * 8) == 8)
-			kpf = !!(fl & (1ULL << 21));	/* KPF_KSM */
-		if (fd >= 0)
-			close(fd);
-	}
-	printf("# the parent's first page after the child's MADV_MERGE: pfn %s, KSM %ld\n",
-	       pfn_of(p) == f0[0] ? "the same" : "another", kpf);
-	for (i = 0; i < n; i++)
+	/*
+	 * (6.12's /proc/kpageflags sets KPF_KSM on every anonymous page, so
+	 * the child's own count of KSM mappings says what it merged.)
+	 */
+	printf("# the child's KSM mappings after its MADV_MERGE: %ld of %lu (0: the shared pages were left)\n",
+	       kmerged, n);
+	for (i = 0; i < n; i++) {
 		nodes[i] = 1;
+		status[i] = -1000;	/* move_pages() leaves a page it fails to move as it was */
+	}
 	/* returns how many pages it could not move, or -1 */
 	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 4 /* MPOL_MF_MOVE_ALL */) < 0)
 		FAIL("move_pages to node 1: %s", strerror(errno));
@@ -2337,7 +2338,7 @@ static int t_fork_shared_made_ksm_by_child(void)
 		FAIL("pipe");
 	waitpid(c, &cst, 0);
 	for (i = 0; i < n; i++)
-		if (check(p + i * ps, 7100 + i))
+		if (check(p + i * ps, 9100 + i))
 			FAIL("the parent's page %lu changed", i);
 	if (!WIFEXITED(cst) || WEXITSTATUS(cst))
 		FAIL("the child's contents or pipes (status %#x)", cst);
@@ -2346,6 +2347,101 @@ static int t_fork_shared_made_ksm_by_child(void)
 	if (moved != n)
 		FAIL("the KSM pages the parent maps could not be migrated");
 	return 0;
+}
+
+/*
+ * The KSM pages of a process that exited while its fork child still maps
+ * them: the child (which never called MADV_MERGE) has no rmap_item for
+ * them, and the KSM rmap reaches its mappings only through the exited
+ * process's rmap_items, which the exit must therefore keep. A process
+ * merges 16 pages of unique contents on node 0, forks a child and exits.
+ * The child waits until the exit has settled: KSM's count of shared pages
+ * dropped by those 16 (the rmap_items were freed) or debugfs
+ * ksm/exits_kept moved (they were kept), polled with a hang guard of 60 s;
+ * then it moves the pages, which it alone maps now, to node 1 with
+ * move_pages(): every page must move.
+ */
+static int orphan_child(const char *p, unsigned long n, long shared0, long kept0)
+{
+	int nodes[FORK_PAGES], status[FORK_PAGES], k;
+	void *pages[FORK_PAGES];
+	unsigned long i, moved = 0;
+	uint64_t f0[FORK_PAGES];
+
+	for (k = 0; k < 600 && rd_long(KSM "pages_shared") > shared0 &&
+	     rd_long(DBG "exits_kept") == kept0; k++)
+		usleep(100000);
+	printf("# after the merging process exited: pages_shared %ld (%ld before it merged), exits_kept +%ld\n",
+	       rd_long(KSM "pages_shared"), shared0, rd_long(DBG "exits_kept") - kept0);
+	for (i = 0; i < n; i++) {
+		pages[i] = (void *)(p + i * ps);
+		nodes[i] = 1;
+		status[i] = -1000;	/* a page move_pages() fails to move keeps it */
+		f0[i] = pfn_of((void *)(p + i * ps));
+	}
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 2 /* MPOL_MF_MOVE */) < 0)
+		FAIL("move_pages to node 1: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (check(p + i * ps, 9300 + i))
+			FAIL("page %lu changed", i);
+		moved += status[i] == 1 && pfn_of((void *)(p + i * ps)) != f0[i];
+	}
+	printf("# %lu of %lu pages moved to node 1 (status of page 0: %d)\n",
+	       moved, n, status[0]);
+	if (moved != n)
+		FAIL("the KSM pages the child alone maps could not be migrated");
+	return 0;
+}
+
+static int t_parent_exited_child_migrates(void)
+{
+	unsigned long n = FORK_PAGES, i;
+	long shared0 = rd_long(KSM "pages_shared"), kept0;
+	int nodes[FORK_PAGES], status[FORK_PAGES], st, res[2], r = -1;
+	void *pages[FORK_PAGES];
+	char *p;
+	pid_t m, c;
+
+	if (access("/sys/devices/system/node/node1", F_OK))
+		return SKIP;
+	if (debugfs_file(DBG "exits_kept") || (kept0 = rd_long(DBG "exits_kept")) < 0)
+		FAIL("no debugfs ksm/exits_kept");
+	/* the child's verdict: it outlives the process that forked it */
+	if (pipe(res))
+		FAIL("pipe");
+	m = fork();
+	if (!m) {
+		close(res[0]);
+		p = map_aligned(n * ps, ps);
+		if (!p)
+			_exit(2);
+		madvise(p, n * ps, MADV_NOHUGEPAGE);
+		for (i = 0; i < n; i++) {
+			fill(p + i * ps, 9300 + i);
+			pages[i] = p + i * ps;
+			nodes[i] = 0;
+		}
+		if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 2) < 0 ||
+		    madv_merge(p, n * ps))
+			_exit(3);
+		fflush(stdout);
+		c = fork();
+		if (!c) {
+			r = orphan_child(p, n, shared0, kept0);
+			if (write(res[1], &r, sizeof(r)) != sizeof(r))
+				_exit(2);
+			_exit(0);
+		}
+		_exit(c < 0 ? 4 : 0);
+	}
+	close(res[1]);
+	waitpid(m, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		FAIL("the merging process failed (%#x)", st);
+	/* EOF without a verdict: the child died */
+	if (read(res[0], &r, sizeof(r)) != sizeof(r))
+		FAIL("the child gave no verdict");
+	return r;
 }
 
 /*
@@ -2421,6 +2517,7 @@ static void offline_guard(unsigned int on)
 
 	if (!on) {
 		alarm(0);
+		offline_alarm = 0;
 		return;
 	}
 	sigaction(SIGALRM, &sa, NULL);
@@ -2660,6 +2757,7 @@ static const struct tcase cases[] = {
 	{ "races_munmap_mremap_fork_migrate_compact", t_races },
 	{ "no_leaks_after_exit", t_leaks },
 	{ "fork_shared_made_ksm_by_child_migrates", t_fork_shared_made_ksm_by_child },
+	{ "parent_exited_child_migrates", t_parent_exited_child_migrates },
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
@@ -2677,6 +2775,7 @@ int main(int argc, char **argv)
 {
 	unsigned int i;
 	int kfd, splat, st, ret, k;
+	struct timespec t0, t1;
 	long zero0, zero = 0;
 	pid_t pid;
 
@@ -2709,10 +2808,15 @@ int main(int argc, char **argv)
 		kfd = kmsg_open();
 		zero0 = rd_long(KSM "ksm_zero_pages");
 		fflush(stdout);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid = fork();
 		if (!pid)
 			_exit(cases[i].fn());
 		waitpid(pid, &st, 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		/* what each case costs, for choosing the medley's rounds */
+		printf("# %s: %.1f s\n", cases[i].name,
+		       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 		if (!WIFEXITED(st))
 			printf("# case killed by signal %d\n", WTERMSIG(st));
