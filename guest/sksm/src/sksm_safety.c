@@ -904,7 +904,7 @@ static int t_migrate_nodes(void)
  * on a kernel that reports such pages.
  */
 #define MIG_PAGES 64
-#define MIG_ROUNDS env_rounds("SKSM_MIG_ROUNDS", 300)
+#define MIG_ROUNDS env_rounds("SKSM_MIG_ROUNDS", 150)
 
 static char *mig_base;
 static volatile int mig_go, mig_moves;
@@ -1560,7 +1560,7 @@ static int t_run_stop_counter(void)
  * period later (T1's task_struct freed), a new thread T2 calls MADV_MERGE
  * over the same range: it must merge every pair, not resume where T1
  * stopped. All threads run on CPU 0, where T2's task_struct is most
- * likely T1's, freed last; 20 rounds (SKSM_REUSE_ROUNDS). (A kernel that compared only the
+ * likely T1's, freed last; 8 rounds (SKSM_REUSE_ROUNDS). (A kernel that compared only the
  * task_struct's address resumed T2 at T1's point whenever it was
  * reused, leaving the pairs before it unmerged with 0 returned.) A
  * round whose T1 ended its call before the signal is counted, not
@@ -1608,7 +1608,7 @@ static int t_resume_point_other_thread(void)
 	unsigned long n = 8192, m;
 	char *p = map_aligned(n * ps, HPAGE);
 	struct reuse_arg r = { p, n, 0 };
-	int round, jumped = 0, i, rounds = env_rounds("SKSM_REUSE_ROUNDS", 20);
+	int round, jumped = 0, i, rounds = env_rounds("SKSM_REUSE_ROUNDS", 8);
 	pthread_t th;
 	long b;
 
@@ -1990,6 +1990,12 @@ static int t_memcg_uncharge(void)
 
 /* ---- races ---- */
 
+/*
+ * Four THP regions; one thread calls MADV_MERGE on them (120 calls,
+ * SKSM_RACE_MERGES) while the others munmap, mremap, punch and split
+ * them, fork children that merge their copies, and move pages between
+ * nodes and compact, until the merging thread is done.
+ */
 #define RREG 4
 static char *rbase;
 static pthread_rwlock_t rlock[RREG];
@@ -2025,9 +2031,9 @@ static int check_region(int r, const char *who)
 static void *racer_merge(void *arg)
 {
 	unsigned int seed = 1;
-	int k, r, err;
+	int k, r, err, merges = env_rounds("SKSM_RACE_MERGES", 120);
 
-	for (k = 0; k < 120 && !rfail; k++) {
+	for (k = 0; k < merges && !rfail; k++) {
 		r = rand_r(&seed) % RREG;
 		pthread_rwlock_rdlock(&rlock[r]);
 		err = madv_merge(rbase + r * HPAGE + ps, HPAGE - ps);
