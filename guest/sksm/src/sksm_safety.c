@@ -1334,6 +1334,46 @@ static void run_flip_child(volatile long *sh, int go, unsigned long n,
 }
 
 /*
+ * run_flip_go - start run_flip_child() over @n pages (@salt) and let its
+ * call begin: fork it, wait until it is ready, tell it to go through @go,
+ * and wait until the call is in progress (debugfs ksm/merge_walk_total
+ * moved), each wait polled with a hang guard.
+ *
+ * Return: the child's pid, or -1 (said) when it could not be started.
+ */
+static pid_t run_flip_go(volatile long *sh, int go[2], unsigned long n,
+			 unsigned int salt)
+{
+	long b;
+	pid_t kid;
+	int i;
+
+	memset((void *)sh, 0, ps);
+	if (pipe(go)) {
+		printf("# pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	kid = fork();
+	if (!kid)
+		run_flip_child(sh, go[0], n, salt);
+	for (i = 0; i < 300000 && !sh[0]; i++)
+		usleep(1000);
+	if (!sh[0]) {
+		printf("# the child did not get ready\n");
+		return -1;
+	}
+	b = rd_long(DBG "merge_walk_total");
+	if (write(go[1], "g", 1) != 1) {
+		printf("# write: %s\n", strerror(errno));
+		return -1;
+	}
+	/* the call is in progress once the counter moves */
+	for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
+		;
+	return kid;
+}
+
+/*
  * ksm/run changed by another process during a long call (16384 pages in
  * pairs) stops it with EPERM:
  * 1. run 2, written while the caller is stopped by SIGSTOP in the middle
@@ -1354,7 +1394,7 @@ static int t_run_flip(void)
 	unsigned long n = 16384;
 	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	long b, done_at_stop, sharing;
+	long done_at_stop, sharing;
 	int go[2], i, st, part;
 	char st_c = 0;
 	pid_t kid;
@@ -1362,22 +1402,9 @@ static int t_run_flip(void)
 	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
 		FAIL("no debugfs ksm/merge_walk_total");
 	for (part = 1; part <= 2; part++) {
-		memset(sh, 0, ps);
-		if (pipe(go))
-			FAIL("pipe");
-		kid = fork();
-		if (!kid)
-			run_flip_child(sh, go[0], n, 80 + part);
-		for (i = 0; i < 300000 && !sh[0]; i++)
-			usleep(1000);
-		if (!sh[0])
-			FAIL("child did not get ready");
-		b = rd_long(DBG "merge_walk_total");
-		if (write(go[1], "g", 1) != 1)
-			FAIL("write");
-		/* the call is in progress once the counter moves */
-		for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
-			;
+		kid = run_flip_go(sh, go, n, 80 + part);
+		if (kid < 0)
+			FAIL("the merging child could not be started");
 		if (part == 1) {
 			kill(kid, SIGSTOP);
 			for (i = 0; i < 300000 && (st_c = proc_state(kid)) != 'T'; i++)
@@ -1505,27 +1532,15 @@ static int t_run_stop_counter(void)
 	unsigned long n = 16384;
 	long *sh = mmap(NULL, ps, PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	long b, t1, t2;
-	int go[2], i, st;
+	long t1, t2;
+	int go[2], st;
 	pid_t kid;
 
 	if (debugfs_file(DBG "merge_walk_total") || rd_long(DBG "merge_walk_total") < 0)
 		FAIL("no debugfs ksm/merge_walk_total");
-	memset(sh, 0, ps);
-	if (pipe(go))
-		FAIL("pipe");
-	kid = fork();
-	if (!kid)
-		run_flip_child(sh, go[0], n, 90);
-	for (i = 0; i < 300000 && !sh[0]; i++)
-		usleep(1000);
-	if (!sh[0])
-		FAIL("child did not get ready");
-	b = rd_long(DBG "merge_walk_total");
-	if (write(go[1], "g", 1) != 1)
-		FAIL("write");
-	for (i = 0; i < 3000000 && rd_long(DBG "merge_walk_total") == b; i++)
-		;
+	kid = run_flip_go(sh, go, n, 90);
+	if (kid < 0)
+		FAIL("the merging child could not be started");
 	wr_str(KSM "run", "0");
 	t1 = rd_long(DBG "merge_walk_total");
 	waitpid(kid, &st, 0);
