@@ -207,6 +207,14 @@ static int env_rounds(const char *name, int n)
 	return v && atoi(v) > 0 ? atoi(v) : n;
 }
 
+/* guard(): MM_GUARD, how many times longer a hang guard is on a slow kernel */
+static int guard(void)
+{
+	const char *g = getenv("MM_GUARD");
+
+	return g && atoi(g) > 0 ? atoi(g) : 1;
+}
+
 static int madv_merge(void *p, size_t len)
 {
 	return madvise(p, len, MADV_MERGE) ? errno : 0;
@@ -784,6 +792,7 @@ static int t_signals(void)
 	char *p = map_aligned(n * ps, HPAGE);
 	struct sigaction sa = { .sa_handler = on_sig };
 	pid_t parent = getpid(), kid;
+	volatile int *done;
 	long m0;
 	int err = 0, k;
 
@@ -794,9 +803,19 @@ static int t_signals(void)
 	 * it shared by fork would not be made KSM pages (MADV_MERGE leaves
 	 * a page that other processes map too).
 	 */
+	/*
+	 * It is asked to stop through a shared flag, not killed: killed
+	 * between its SIGSTOP and its SIGCONT it would leave this process
+	 * stopped for good (its SIGSTOP still pending when the kill
+	 * returns), and the case hung.  It always sends SIGCONT last.
+	 */
+	done = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (done == MAP_FAILED)
+		FAIL("mmap: %s", strerror(errno));
+	*done = 0;
 	kid = fork();
 	if (!kid) {
-		for (k = 0;; k++) {
+		for (k = 0; !*done; k++) {
 			kill(parent, k % 4 == 3 ? SIGSTOP : SIGUSR1);
 			if (k % 4 == 3) {
 				usleep(1000);
@@ -804,6 +823,8 @@ static int t_signals(void)
 			}
 			usleep(2000);
 		}
+		kill(parent, SIGCONT);
+		_exit(0);
 	}
 	fill_range(p, n, 12);
 	m0 = rd_long(KSM "merge_sync_pages_merged");
@@ -813,8 +834,9 @@ static int t_signals(void)
 		if (!calls && !err)
 			fill_range(p, n, 14);
 	}
-	kill(kid, SIGKILL);
-	waitpid(kid, NULL, 0);
+	*done = 1;
+	while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+		;
 	printf("# %lu calls, %d signals handled\n", calls, got_sig);
 	if (err)
 		FAIL("MADV_MERGE under signals: %s", strerror(err));
@@ -2382,18 +2404,28 @@ static int t_fork_shared_made_ksm_by_child(void)
  * then it moves the pages, which it alone maps now, to node 1 with
  * move_pages(): every page must move.
  */
-static int orphan_child(const char *p, unsigned long n, long shared0, long kept0)
+static int orphan_child(const char *p, unsigned long n, long shared0, long kept0,
+			int wrote)
 {
 	int nodes[FORK_PAGES], status[FORK_PAGES], k;
 	void *pages[FORK_PAGES];
 	unsigned long i, moved = 0;
 	uint64_t f0[FORK_PAGES];
 
-	for (k = 0; k < 600 && rd_long(KSM "pages_shared") > shared0 &&
+	for (k = 0; k < 600 * guard() && rd_long(KSM "pages_shared") > shared0 &&
 	     rd_long(DBG "exits_kept") == kept0; k++)
 		usleep(100000);
 	printf("# after the merging process exited: pages_shared %ld (%ld before it merged), exits_kept +%ld\n",
 	       rd_long(KSM "pages_shared"), shared0, rd_long(DBG "exits_kept") - kept0);
+	/* its own copies map no KSM page: nothing to keep the exit for */
+	if (wrote) {
+		if (rd_long(DBG "exits_kept") != kept0)
+			FAIL("the exit was kept though this child maps none of its KSM pages");
+		if (rd_long(KSM "pages_shared") > shared0)
+			FAIL("pages_shared %ld, %ld before the exited process merged",
+			     rd_long(KSM "pages_shared"), shared0);
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		pages[i] = (void *)(p + i * ps);
 		nodes[i] = 1;
@@ -2414,13 +2446,13 @@ static int orphan_child(const char *p, unsigned long n, long shared0, long kept0
 	return 0;
 }
 
-static int t_parent_exited_child_migrates(void)
+static int parent_exited(int wrote)
 {
 	unsigned long n = FORK_PAGES, i;
 	long shared0 = rd_long(KSM "pages_shared"), kept0;
-	int nodes[FORK_PAGES], status[FORK_PAGES], st, res[2], r = -1;
+	int nodes[FORK_PAGES], status[FORK_PAGES], st, res[2], go[2], r = -1, k;
 	void *pages[FORK_PAGES];
-	char *p;
+	char *p, ch = 0;
 	pid_t m, c;
 
 	if (access("/sys/devices/system/node/node1", F_OK))
@@ -2428,7 +2460,7 @@ static int t_parent_exited_child_migrates(void)
 	if (debugfs_file(DBG "exits_kept") || (kept0 = rd_long(DBG "exits_kept")) < 0)
 		FAIL("no debugfs ksm/exits_kept");
 	/* the child's verdict: it outlives the process that forked it */
-	if (pipe(res))
+	if (pipe(res) || pipe(go))
 		FAIL("pipe");
 	m = fork();
 	if (!m) {
@@ -2448,21 +2480,58 @@ static int t_parent_exited_child_migrates(void)
 		fflush(stdout);
 		c = fork();
 		if (!c) {
-			r = orphan_child(p, n, shared0, kept0);
+			/* its own copy of every page, before the exit */
+			for (i = 0; wrote && i < n; i++)
+				fill(p + i * ps, 9300 + i);
+			if (write(go[1], &ch, 1) != 1)
+				_exit(2);
+			r = orphan_child(p, n, shared0, kept0, wrote);
 			if (write(res[1], &r, sizeof(r)) != sizeof(r))
 				_exit(2);
 			_exit(0);
 		}
-		_exit(c < 0 ? 4 : 0);
+		/* the exit comes after the child's writes */
+		if (c < 0 || read(go[0], &ch, 1) != 1)
+			_exit(4);
+		_exit(0);
 	}
 	close(res[1]);
+	close(go[1]);
 	waitpid(m, &st, 0);
 	if (!WIFEXITED(st) || WEXITSTATUS(st))
 		FAIL("the merging process failed (%#x)", st);
 	/* EOF without a verdict: the child died */
 	if (read(res[0], &r, sizeof(r)) != sizeof(r))
 		FAIL("the child gave no verdict");
-	return r;
+	if (r)
+		return r;
+	/*
+	 * The child has exited too: the kept exit is freed a second or so
+	 * later (a hang guard of 60 s), and exits_kept, the exits kept now,
+	 * is back where it was
+	 */
+	for (k = 0; k < 600 * guard() && rd_long(DBG "exits_kept") != kept0; k++)
+		usleep(100000);
+	printf("# exits_kept %ld after the child's exit too (%ld before)\n",
+	       rd_long(DBG "exits_kept"), kept0);
+	if (rd_long(DBG "exits_kept") != kept0)
+		FAIL("the kept exit outlived the child that kept it");
+	return 0;
+}
+
+static int t_parent_exited_child_migrates(void)
+{
+	return parent_exited(0);
+}
+
+/*
+ * The same, but the child wrote to every page before the exit: it maps
+ * copies of its own, none of the KSM pages, and the exit is not kept
+ * (its KSM pages are freed with it).
+ */
+static int t_parent_exited_child_wrote(void)
+{
+	return parent_exited(1);
 }
 
 /*
@@ -2534,7 +2603,6 @@ static void on_offline_alarm(int sig)
 static void offline_guard(unsigned int on)
 {
 	struct sigaction sa = { .sa_handler = on_offline_alarm };
-	const char *g = getenv("MM_GUARD");
 
 	if (!on) {
 		alarm(0);
@@ -2543,7 +2611,7 @@ static void offline_guard(unsigned int on)
 	}
 	sigaction(SIGALRM, &sa, NULL);
 	offline_alarm = 0;
-	alarm(on * (g && atoi(g) > 0 ? atoi(g) : 1));
+	alarm(on * guard());
 }
 
 /* Write @state to every block, asking again (20 times at most) on EBUSY/EAGAIN */
@@ -2779,8 +2847,103 @@ static const struct tcase cases[] = {
 	{ "no_leaks_after_exit", t_leaks },
 	{ "fork_shared_made_ksm_by_child_migrates", t_fork_shared_made_ksm_by_child },
 	{ "parent_exited_child_migrates", t_parent_exited_child_migrates },
+	{ "parent_exited_child_wrote_not_kept", t_parent_exited_child_wrote },
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
+
+/*
+ * A case that does not end in CASE_GUARD seconds (MM_GUARD times as long
+ * on a slow kernel; the longest case takes about 20 s, its own waits at
+ * most 200 s) is hung: what its tasks, and every task in D state, are
+ * waiting in is printed, the blocked tasks go to the kernel log (sysrq w),
+ * and the case's process group is killed.  The hang becomes a failed case
+ * that says where, instead of a guest the host stops without a word.
+ */
+#define CASE_GUARD 400
+
+static void dump_stack_of(const char *tdir, const char *comm, char state)
+{
+	char path[700], line[256];
+	FILE *f;
+
+	printf("# task %s (%s) state %c:\n", tdir + 6, comm, state);
+	snprintf(path, sizeof(path), "%s/stack", tdir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("#     %s", line);
+	fclose(f);
+}
+
+static void dump_hung(pid_t pgrp)
+{
+	char path[600], buf[512], comm[64], state, *c;
+	struct dirent *de, *te;
+	DIR *d = opendir("/proc"), *td;
+	int pg, fd;
+	ssize_t r;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", de->d_name);
+		td = opendir(path);
+		while (td && (te = readdir(td))) {
+			if (te->d_name[0] < '0' || te->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stat",
+				 de->d_name, te->d_name);
+			fd = open(path, O_RDONLY);
+			if (fd < 0)
+				continue;
+			r = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (r <= 0)
+				continue;
+			buf[r] = 0;
+			/* pid (comm) state ppid pgrp: comm may hold spaces */
+			c = strrchr(buf, ')');
+			if (!c || sscanf(c + 2, "%c %*d %d", &state, &pg) != 2)
+				continue;
+			*c = 0;
+			snprintf(comm, sizeof(comm), "%s", strchr(buf, '(') + 1);
+			if (pg != pgrp && state != 'D')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s",
+				 de->d_name, te->d_name);
+			dump_stack_of(path, comm, state);
+		}
+		if (td)
+			closedir(td);
+	}
+	if (d)
+		closedir(d);
+	wr_str("/proc/sysrq-trigger", "w");
+}
+
+/* Wait for case @pid; a hung one is reported, killed and failed */
+static int wait_case(pid_t pid, int *st)
+{
+	long limit = CASE_GUARD * 10L * guard(), t;
+
+	for (t = 0; t < limit; t++) {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return 0;
+		usleep(100000);
+	}
+	printf("# case still running after %ld s: hung; its tasks and the blocked ones:\n",
+	       limit / 10);
+	dump_hung(pid);
+	kill(-pid, SIGKILL);
+	for (t = 0; t < 600; t++) {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return 1;
+		usleep(100000);
+	}
+	printf("# its processes survived SIGKILL for 60 s: the cases after it are not run\n");
+	return 2;
+}
 
 /* A case's KTAP result line, numbered by kselftest.h */
 static void report(const char *name, int ret)
@@ -2795,7 +2958,7 @@ static void report(const char *name, int ret)
 int main(int argc, char **argv)
 {
 	unsigned int i;
-	int kfd, splat, st, ret, k;
+	int kfd, splat, st, ret, k, hung;
 	struct timespec t0, t1;
 	long zero0, zero = 0;
 	pid_t pid;
@@ -2831,13 +2994,25 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		pid = fork();
-		if (!pid)
+		if (!pid) {
+			setpgid(0, 0);
 			_exit(cases[i].fn());
-		waitpid(pid, &st, 0);
+		}
+		setpgid(pid, pid);
+		hung = wait_case(pid, &st);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		/* what each case costs, for choosing the medley's rounds */
 		printf("# %s: %.1f s\n", cases[i].name,
 		       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+		if (hung) {
+			close(kfd);
+			ntests++;
+			nfailed++;
+			report(cases[i].name, 1);
+			if (hung > 1)
+				break;
+			continue;
+		}
 		ret = WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 		if (!WIFEXITED(st))
 			printf("# case killed by signal %d\n", WTERMSIG(st));
