@@ -2535,6 +2535,110 @@ static int t_parent_exited_child_wrote(void)
 }
 
 /*
+ * An exited mm at ksmd's cursor, kept for its fork child, then freed.
+ * ksmd scans a process P (512 pages: 32 pairs of twins it merges, the
+ * rest unique, which it puts in the unstable tree) and is stopped
+ * (pages_to_scan 0) in the middle of it; P forks C, which is put before
+ * P on KSM's list, and exits. The work item moves ksmd's cursor on, past
+ * the end of the list when P was last (a new pass: full_scans moves), and
+ * keeps P for C with its stable rmap_items only; then C exits and P is
+ * freed. An unstable rmap_item of P's kept across that pass would be two
+ * passes old when freed, a kernel BUG. Four rounds; each must end with
+ * exits_kept and pages_shared back at their start (hang guards of 60 s).
+ */
+#define CUR_PAGES 512
+
+static int cursor_round(long kept0, long shared0)
+{
+	int ready[2], cmd[2], hold[2], k, i;
+	long fs0 = rd_long(KSM "full_scans"), fs1, kept = 0;
+	char ch = 0, *a;
+	pid_t pp, c;
+
+	if (pipe(ready) || pipe(cmd) || pipe(hold))
+		FAIL("pipe");
+	fflush(stdout);
+	pp = fork();
+	if (!pp) {
+		a = map_aligned(CUR_PAGES * ps, ps);
+		if (!a)
+			_exit(2);
+		madvise(a, CUR_PAGES * ps, MADV_NOHUGEPAGE);
+		for (i = 0; i < CUR_PAGES; i++)
+			fill(a + i * ps, i < 64 ? 7000 + i / 2 : 7100 + i);
+		if (madvise(a, CUR_PAGES * ps, MADV_MERGEABLE) ||
+		    write(ready[1], &ch, 1) != 1 || read(cmd[0], &ch, 1) != 1)
+			_exit(3);
+		c = fork();
+		if (!c) {
+			/* until the test closes its end; then its pages must be intact */
+			close(hold[1]);
+			while (read(hold[0], &ch, 1) > 0)
+				;
+			for (i = 0; i < CUR_PAGES; i++)
+				if (check(a + i * ps, i < 64 ? 7000 + i / 2 : 7100 + i))
+					_exit(5);
+			_exit(0);
+		}
+		_exit(c < 0 ? 4 : 0);
+	}
+	close(hold[0]);
+	if (read(ready[0], &ch, 1) != 1)
+		FAIL("the scanned process did not start");
+	/* ksmd scans it: three passes, its twins merged (hang guard 60 s) */
+	wr_str(KSM "sleep_millisecs", "20");
+	wr_str(KSM "pages_to_scan", "100");
+	for (k = 0; k < 600 * guard() && (rd_long(KSM "full_scans") < fs0 + 3 ||
+	     rd_long(KSM "pages_shared") <= shared0); k++)
+		usleep(100000);
+	/*
+	 * ksmd stops: a write to run takes ksm_thread_mutex, so it returns
+	 * once ksmd's batch under way is over (ksmd frees an exited mm it
+	 * passes, kept or not: the keep holds while ksmd does not scan)
+	 */
+	wr_str(KSM "pages_to_scan", "0");
+	wr_str(KSM "run", "1");
+	fs1 = rd_long(KSM "full_scans");
+	if (fs1 < fs0 + 3)
+		FAIL("ksmd made %ld passes in 60 s, 3 wanted", fs1 - fs0);
+	/* the fork and the exit */
+	if (write(cmd[1], &ch, 1) != 1)
+		FAIL("pipe");
+	waitpid(pp, NULL, 0);
+	for (k = 0; k < 600 * guard() &&
+	     (kept = rd_long(DBG "exits_kept")) == kept0; k++)
+		usleep(100000);
+	printf("# after the exit: exits_kept +%ld, full_scans +%ld since ksmd stopped\n",
+	       kept - kept0, rd_long(KSM "full_scans") - fs1);
+	/* the child exits: the kept exit is freed */
+	close(hold[1]);
+	for (k = 0; k < 600 * guard() && (rd_long(DBG "exits_kept") != kept0 ||
+	     rd_long(KSM "pages_shared") > shared0); k++)
+		usleep(100000);
+	close(ready[0]); close(ready[1]); close(cmd[0]); close(cmd[1]);
+	if (kept != kept0 + 1)
+		FAIL("the exit was not kept for its child (exits_kept +%ld)", kept - kept0);
+	if (rd_long(DBG "exits_kept") != kept0 || rd_long(KSM "pages_shared") > shared0)
+		FAIL("after the child's exit: exits_kept +%ld, pages_shared %ld (%ld at the start)",
+		     rd_long(DBG "exits_kept") - kept0, rd_long(KSM "pages_shared"), shared0);
+	return 0;
+}
+
+static int t_cursor_exit_kept(void)
+{
+	long kept0, shared0 = rd_long(KSM "pages_shared");
+	int r, round;
+
+	if (debugfs_file(DBG "exits_kept") || (kept0 = rd_long(DBG "exits_kept")) < 0)
+		FAIL("no debugfs ksm/exits_kept");
+	for (round = 0, r = 0; round < 4 && !r; round++)
+		r = cursor_round(kept0, shared0);
+	wr_str(KSM "pages_to_scan", "0");
+	wr_str(KSM "sleep_millisecs", "1000000");
+	return r;
+}
+
+/*
  * Memory offline under the stable tree: guest/sksm/qemu gives node 1 a
  * 256 MiB DIMM, onlined into ZONE_MOVABLE at boot. Pages bound to node 1
  * land there and MADV_MERGE makes KSM pages of them; then every DIMM
@@ -2848,6 +2952,7 @@ static const struct tcase cases[] = {
 	{ "fork_shared_made_ksm_by_child_migrates", t_fork_shared_made_ksm_by_child },
 	{ "parent_exited_child_migrates", t_parent_exited_child_migrates },
 	{ "parent_exited_child_wrote_not_kept", t_parent_exited_child_wrote },
+	{ "exit_at_ksmd_cursor_kept_then_freed", t_cursor_exit_kept },
 	{ "memory_offline_under_the_stable_tree", t_memory_offline },
 };
 
