@@ -4,6 +4,12 @@
  * lower-tier node, that makes random accesses to the hot set (and, rarely,
  * to the cold set) and reports where its pages are over time.
  *
+ * The cold set's accesses are paced by the clock (COLD_PER_SEC of them a
+ * second, spread at random over its pages), not by a share of the hot
+ * set's: how often a cold page is touched, which decides whether a
+ * promotion policy may take it for a hot one, is then the same on a fast
+ * guest and a slow one. The hot set gets every other access.
+ *
  * Placement: set_mempolicy(MPOL_BIND, node) while the pages are first
  * touched, then back to the default policy, so that the pages start on
  * the slow node but nothing forbids moving them (NUMA balancing skips
@@ -225,7 +231,7 @@ static int inject_mode(int wait)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: kphot run HOT COLD SECONDS COLD_EVERY SAMPLE_MS [MAX_ACC [STOP90]]\n"
+		"usage: kphot run HOT COLD SECONDS COLD_PER_SEC SAMPLE_MS [MAX_ACC [STOP90]]\n"
 		"       kphot fill NODE MIB\n"
 		"       kphot inject WAIT_SECONDS\n");
 	return 2;
@@ -233,8 +239,8 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long hot, cold, cold_every, max_acc, acc = 0, cold_acc = 0;
-	unsigned long since_cold = 0, i;
+	unsigned long hot, cold, cold_rate, max_acc, acc = 0, cold_acc = 0;
+	unsigned long i;
 	const char *stop_file = getenv("KPHOT_STOP");
 	int stop90;
 	double secs, sample, start, next, t90 = -1, t;
@@ -259,7 +265,7 @@ int main(int argc, char **argv)
 	hot = strtoul(argv[2], NULL, 0);
 	cold = strtoul(argv[3], NULL, 0);
 	secs = atof(argv[4]);
-	cold_every = strtoul(argv[5], NULL, 0);
+	cold_rate = strtoul(argv[5], NULL, 0);
 	sample = atof(argv[6]) / 1000;
 	max_acc = argc > 7 ? strtoul(argv[7], NULL, 0) : 0;
 	stop90 = argc > 8 ? atoi(argv[8]) : 0;
@@ -287,14 +293,14 @@ int main(int argc, char **argv)
 			uint64_t r = xorshift();
 
 			h[(r % hot) * PAGE + (r >> 52)]++;
-			if (cold && cold_every && ++since_cold >= cold_every) {
-				since_cold = 0;
-				c[((r >> 20) % cold) * PAGE]++;
-				cold_acc++;
-			}
 		}
 		acc += 4096;
 		t = now();
+		/* the cold accesses due by now (a batch takes well under 1 ms) */
+		while (cold && cold_rate && cold_acc < (t - start) * cold_rate) {
+			c[((xorshift() >> 20) % cold) * PAGE]++;
+			cold_acc++;
+		}
 		if (t >= next || (max_acc && acc >= max_acc) || t - start >= secs) {
 			unsigned long h0 = count_on(h, hot, 0, NULL);
 			unsigned long c0 = cold ? count_on(c, cold, 0, NULL) : 0;
