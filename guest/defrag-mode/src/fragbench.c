@@ -28,12 +28,19 @@
  *             set), then exiting.
  * FB_REL=NEW,OLD sets the ramp's release percentages (default 85,10:
  * the ramp's demand grows from round to round; 100,100 keeps it
- * steady, as a kernel build's is).
+ * steady, as a kernel build's is: bench sets it).
+ *
+ * Every name and address the load uses comes from a bounded set, so
+ * that nothing but the ramp grows the kernel's memory: failed lookups
+ * draw from 4096 names per directory, and once a release has freed
+ * everything the ramp held (100,100), the next round reuses the same
+ * file names and the same page table slots.
  *
  * Per round it prints "round R <vmstat deltas>", "lat R n sum sumsq max
  * secs S free F blocks B", "demand R <meminfo kB>..." (the kernel's
- * unmovable and reclaimable memory at the round's end) and
- * "pageblocks R <type>=<n>..." lines; a
+ * unmovable and reclaimable memory at the round's end, after the
+ * release), "peak R <meminfo kB>..." (the same at the ramp's fullest,
+ * right before the release) and "pageblocks R <type>=<n>..." lines; a
  * tracer child counts mm_page_alloc_extfrag events by class and type
  * pair ("extfrag R class alloc_mt fallback_mt count").
  *
@@ -166,6 +173,8 @@ static void worker_files(const char *dir, size_t total)
 }
 
 /* ---------------------------------------------------------------- slab */
+#define NNEG 4096	/* names of failed lookups, per directory */
+
 static void walk(const char *path, int depth, int *budget)
 {
 	DIR *d;
@@ -197,16 +206,47 @@ static void worker_slab(const char *dir)
 		struct stat st;
 		int budget = 3000;
 
-		/* negative dentries: failed lookups, like header searches */
+		/*
+		 * negative dentries: failed lookups, like header searches
+		 * along an include path; the names a build looks up are a
+		 * fixed set, so the dentries stay bounded
+		 */
 		for (int k = 0; k < 2000 && !stop; k++) {
 			snprintf(path, sizeof(path), "%s/tree/x%lu.h", dir,
-				 (unsigned long)(rnd() % 1000000));
+				 (unsigned long)(rnd() % NNEG));
 			stat(path, &st);
 		}
 		walk("/proc", 0, &budget);
 		budget = 2000;
 		walk("/sys/devices", 0, &budget);
 	}
+}
+
+/* The kernel's memory by kind, kB, from /proc/meminfo. */
+static void print_demand(const char *what, int round)
+{
+	static const char *const want[] = {
+		"PageTables", "KernelStack", "SUnreclaim", "SReclaimable",
+		"AnonPages", "Cached",
+	};
+	unsigned long val[6] = { 0 };
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int k = 0; k < 6; k++) {
+			size_t len = strlen(want[k]);
+
+			if (!strncmp(line, want[k], len) && line[len] == ':')
+				val[k] = strtoul(line + len + 1, NULL, 10);
+		}
+	fclose(f);
+	printf("%s %d", what, round);
+	for (int k = 0; k < 6; k++)
+		printf(" %s=%lu", want[k], val[k]);
+	printf("\n");
 }
 
 /* --------------------------------------------------------------- ramp */
@@ -363,10 +403,29 @@ static void ramp_slice(struct ramp_args *ra, int round, int k, long *nfile)
 	/* ... and negative dentries */
 	for (int i = 0; i < 5 * nf; i++) {
 		snprintf(path, sizeof(path), "/tmp/fbneg/h%lu.h",
-			 (unsigned long)(rnd() % 100000000));
+			 (unsigned long)(rnd() % NNEG));
 		stat(path, &st);
 	}
 	tm[4] += now() - t;
+}
+
+/*
+ * Free the page tables of PT_GROUP slots: unmapping frees them, and
+ * the range is mapped again at once (nothing else maps in between in
+ * this single-threaded worker), without page tables until it is
+ * touched, so that the slots can be used again.
+ */
+static void pt_free(long slot)
+{
+	char *p = pt_area + slot * HPAGE;
+
+	munmap(p, PT_GROUP * HPAGE);
+	if (mmap(p, PT_GROUP * HPAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED) {
+		perror("ramp: mmap slot");
+		return;
+	}
+	madvise(p, PT_GROUP * HPAGE, MADV_NOHUGEPAGE);
 }
 
 static void ramp_release(struct ramp_args *ra, int round)
@@ -384,7 +443,7 @@ static void ramp_release(struct ramp_args *ra, int round)
 		}
 		switch (it->kind) {
 		case K_PT:
-			munmap(pt_area + it->a * HPAGE, PT_GROUP * HPAGE);
+			pt_free(it->a);
 			break;
 		case K_PIPE:
 		case K_SOCK:
@@ -419,7 +478,10 @@ static void worker_ramp(struct ramp_args *ra)
 	int round = 0, slice = 0, released = 0;
 	double busy = 0, t, t2;
 
-	/* room for 64 rounds of page tables, slots never reused */
+	/*
+	 * room for 64 rounds of page tables; the slots are used again
+	 * from the start once a release has freed all of them
+	 */
 	pt_slots = (ra->unmov * 3 / 10 / 4096) * 64 + PT_GROUP;
 	mkdir("/tmp/fbneg", 0755);
 	pt_area = mmap(NULL, (pt_slots + 1) * HPAGE, PROT_READ,
@@ -440,6 +502,14 @@ static void worker_ramp(struct ramp_args *ra)
 			slice = 0;
 			released = 0;
 			busy = 0;
+			/*
+			 * nothing held (a 100% release): the same names and
+			 * the same address range again, not new ones
+			 */
+			if (!nitems) {
+				nfile = 0;
+				pt_next = 0;
+			}
 			break;
 		case 's':
 			if (slice < ra->slices)
@@ -451,6 +521,8 @@ static void worker_ramp(struct ramp_args *ra)
 			released = 1;
 			while (slice < ra->slices)
 				ramp_slice(ra, round, slice++, &nfile);
+			/* the round's peak: all of its growth, none released */
+			print_demand("peak", round);
 			t2 = now();
 			ramp_release(ra, round);
 			tm[5] = now() - t2;
@@ -785,33 +857,6 @@ static void worker_kbuild(struct kbargs *kb)
 	ksft_print_msg("kbuild: %lu jobs\n", n);
 }
 
-/* The kernel's memory by kind, kB, from /proc/meminfo. */
-static void print_demand(int round)
-{
-	static const char *const want[] = {
-		"PageTables", "KernelStack", "SUnreclaim", "SReclaimable",
-		"AnonPages", "Cached",
-	};
-	unsigned long val[6] = { 0 };
-	char line[256];
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		for (int k = 0; k < 6; k++) {
-			size_t len = strlen(want[k]);
-
-			if (!strncmp(line, want[k], len) && line[len] == ':')
-				val[k] = strtoul(line + len + 1, NULL, 10);
-		}
-	fclose(f);
-	printf("demand %d", round);
-	for (int k = 0; k < 6; k++)
-		printf(" %s=%lu", want[k], val[k]);
-	printf("\n");
-}
-
 static int nspawned;
 
 static pid_t spawn(void (*fn)(void *), void *arg)
@@ -952,7 +997,7 @@ int main(int argc, char **argv)
 		printf("lat %d %.0f %.1f %.1f %.1f secs %.1f free %lu blocks %lu\n",
 		       r, l.n, l.sum, l.sumsq, l.max, now() - t0,
 		       vmstat("nr_free_pages"), vmstat("nr_free_pages_blocks"));
-		print_demand(r);
+		print_demand("demand", r);
 		print_pageblocks(r);
 		kill(tpid, SIGUSR1);
 		if (read(ack[0], &c, 1) != 1)
