@@ -2,13 +2,14 @@
 # The load's steadiness: the whole series, defrag_mode=0 and =1,
 # interleaved, RUNS runs each of ROUNDS rounds (fragbench through
 # guest/defrag-mode/bench, the bench.plan's kernel "defrag-mode").
-# Usage: dm-steady.sh OUTDIR RUNS ROUNDS
+# Usage (from anywhere): steady.sh OUTDIR RUNS ROUNDS
 set -u
-cd /work/wt/dm-prep
-out=$1 runs=$2 rounds=$3
+out=$(realpath -m "$1")
+cd "$(dirname "$0")/../../../.." || exit 1
+runs=$2 rounds=$3
 fb="medley.fb=$rounds,8,20,192,96,16,48,200"
 mkdir -p "$out"
-echo "command: /tmp/dm-steady.sh $out $runs $rounds (for k in 1..$runs, for N in 0 1: BENCH_TOPIC=defrag-mode scripts/boot.sh defrag-mode bench <label>.<k> medley.defrag_mode=N $fb), under nice -n 19, autogroup 19" > "$out/meta.txt"
+echo "command: guest/defrag-mode/results/steady/steady.sh $out $runs $rounds (for k in 1..$runs, for N in 0 1: BENCH_TOPIC=defrag-mode scripts/boot.sh defrag-mode bench <label>.<k> medley.defrag_mode=N $fb), under nice -n 19, autogroup 19" > "$out/meta.txt"
 echo "start: $(date -u '+%Y-%m-%d %H:%M:%S UTC')" >> "$out/meta.txt"
 for k in $(seq 1 "$runs"); do
 	for dm in 0 1; do
