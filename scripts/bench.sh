@@ -69,6 +69,14 @@ for t in $topics; do
 	  echo "labels: $labels"
 	} > "$dir/meta.txt"
 	fi
+	# The workload's fingerprint, recorded with every run: the guest
+	# programs a boot runs (guest/<t>, guest/lib, guest/init; not the
+	# reports, the plan, the tests or the results). stats.py refuses to
+	# compare runs of two (a load changed between two sittings of a
+	# resumed benchmark).
+	guest_sum=$(cd "$REPO" && find "guest/$t" guest/lib guest/init -type f ! -path '*/results/*' ! -name '*.pyc' \
+		! -name '*.md' ! -name report ! -name stats-report ! -name bench.plan ! -name tests -print0 2>/dev/null |
+		sort -z | xargs -0 -r sha256sum | sha256sum | cut -c1-12) || guest_sum=unknown
 	i=0
 	for run in $(seq 1 "$runs"); do
 		while read -r label kernel cmdline; do
@@ -105,6 +113,9 @@ for t in $topics; do
 				# and the build it should have booted: the banner in the tree's
 				# vmlinux (a bzImage whose compressed payload is stale says another)
 				echo "kbuilt $b: $(grep -am1 '^Linux version .*) #[0-9]' <(strings "$OBJ/$kernel${MM_VARIANT:++$MM_VARIANT}/vmlinux" 2>/dev/null) | sed -n 's/.*) \(#[0-9].*\)/\1/p')" >> "$dir/meta.txt"
+				# and the same workload: the guest programs' sources (a resumed
+				# benchmark refuses runs of another version of its load)
+				echo "guest $b: $guest_sum" >> "$dir/meta.txt"
 				printf 'bench %s %s\t1\t0\t%d\n' "$t" "$label" $(( $(date +%s) - start )) >> "$record"
 				say "bench: $t [$i/$total] $label run $run done in $(( $(date +%s) - start ))s"
 			else

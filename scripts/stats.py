@@ -305,7 +305,7 @@ def meta_refusal(meta_text):
     """Why the boots of one meta.txt may not be compared, or None: a
     clocksource that ticks, or two clocksources; two accelerators; two
     kernel variants, or two kernel configs or builds among the runs of
-    one label."""
+    one label; two versions of the guest programs (the workload)."""
     cs = {b: ("tsc" if v == "tsc-early" else v) for b, v in meta_boots(meta_text, "clocksource").items()}
     if cs:
         coarse = sorted(f"{k} ({v})" for k, v in cs.items() if v in COARSE)
@@ -342,6 +342,16 @@ def meta_refusal(meta_text):
         if len(builds) > 1:
             return "runs of %s on different builds of its kernel: %s" % (
                 l, "; ".join("%s: %s" % (" ".join(sorted(bs)), v) for v, bs in sorted(builds.items())))
+    # one workload: the guest programs (guest/<topic>, guest/lib,
+    # guest/init) of every boot are the same; a load changed between two
+    # sittings of a resumed benchmark is another benchmark
+    guests = meta_boots(meta_text, "guest")
+    if len(set(guests.values())) > 1:
+        by = {}
+        for b, v in guests.items():
+            by.setdefault(v, []).append(b)
+        return "boots of different guest programs (the workload changed): " + "; ".join(
+            "%s: %s" % (" ".join(sorted(bs)), v) for v, bs in sorted(by.items()))
     return None
 
 

@@ -131,6 +131,10 @@ for case, words, name in [
     check(f"load_runs refuses {name} ({why})", ok)
 check("Refused is an exit with the message (a report exits 1, writes nothing)",
       issubclass(stats.Refused, SystemExit))
+check("boots of two versions of the guest programs are refused",
+      "workload changed" in (stats.meta_refusal("guest a.1: 111\nguest b.1: 111\nguest a.2: 222\n") or ""))
+check("one version of the guest programs is compared",
+      stats.meta_refusal("guest a.1: 111\nguest b.1: 111\n") is None)
 check("tsc-early and tsc are one clock", stats.meta_refusal("clocksource a.1: tsc\nclocksource b.1: tsc-early\n") is None)
 check("two variants are refused",
       "variants" in (stats.meta_refusal("kconfig a.1: debug 1\nkconfig b.1: bench 2\n") or ""))
