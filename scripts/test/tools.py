@@ -5,6 +5,7 @@ check-series.sh reads the checks' result lines, on fixtures, as TAP. No
 kernel, no guest: each test runs a tool on a few made-up files and reads
 what it prints and writes. make check runs this first (step unit); it
 takes seconds (13 s under nice -n 19 beside a make check, 2026-12-07)."""
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -439,6 +440,46 @@ class DefragModeReport(unittest.TestCase):
             rc, out, err = self.report(os.path.join(t, "bench"), os.path.join(t, "out"))
             self.assertNotEqual(rc, 0, out + err)
             self.assertFalse(os.path.exists(os.path.join(t, "out", "defrag-mode-cover.txt")))
+
+
+class DefragModeSteadiness(unittest.TestCase):
+    """stats-report's steadiness rule: a flat series is steady, one that
+    drifts by more than STEADY_PCT of its level after the first SETTLE
+    rounds is not, and the settling rounds do not count."""
+    STATS = os.path.join(os.path.dirname(S), "guest", "defrag-mode", "stats-report")
+
+    def mod(self):
+        loader = importlib.machinery.SourceFileLoader("dm_stats", self.STATS)
+        spec = importlib.util.spec_from_loader("dm_stats", loader)
+        m = importlib.util.module_from_spec(spec)
+        loader.exec_module(m)
+        return m
+
+    def rows(self, m, series):
+        md = m.steadiness({"x": series}, {"x": "X"}, ["x"])
+        return [r for r in md if r.startswith("| X |")]
+
+    def test_rule(self):
+        m = self.mod()
+        flat = [10000 + (37 * r) % 200 for r in range(15)]
+        # low first rounds (the warmup's reclaim), flat after: steady
+        settling = [2000, 4000, 6000] + [10000] * 12
+        # 2% of the level a round for 12 rounds: 22% drift, not steady
+        rising = [10000 + 200 * r for r in range(15)]
+        runs = [(flat, settling, flat, rising)] * 2
+        rows = self.rows(m, runs)
+        self.assertEqual(len(rows), 4, rows)
+        self.assertTrue(rows[0].endswith("| yes |"), rows[0])
+        self.assertTrue(rows[1].endswith("| yes |"), rows[1])
+        self.assertTrue(rows[3].endswith("| **no** |"), rows[3])
+        self.assertIn("| 4-15 |", rows[3])
+        md = m.steadiness({"x": runs}, {"x": "X"}, ["x"])
+        self.assertIn("3 of 4 series steady.", md)
+
+    def test_too_few_rounds(self):
+        m = self.mod()
+        short = [1000] * (m.SETTLE + 1)
+        self.assertEqual(self.rows(m, [(short, short, short, short)]), [])
 
 
 class ReportFolders(unittest.TestCase):
