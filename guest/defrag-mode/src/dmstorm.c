@@ -28,14 +28,16 @@
  *     free memory left and 48 MiB more.
  *
  * The pipes need that much memory, which reclaim must take from the
- * page cache; a storm takes much more, in the direct reclaim of the
- * task that writes the pipes. The verdict: the pages direct reclaim
- * takes during step 4 (pgsteal_direct; the anonymous pages are
- * mlocked, so they are file pages) may exceed the pipes' pages by at
- * most 64 MiB. kswapd's reclaim (woken for a pageblock on every
- * slowpath entry in defrag_mode) and FILE's resident pages (mincore)
- * are reported beside it. A result that depends on counts only, not
- * on time.
+ * page cache; a storm takes much more: the pipe writer's direct
+ * reclaim, and kswapd's, which every slowpath pass wakes for a
+ * pageblock in defrag_mode. The verdict: the pages reclaimed during
+ * step 4, direct and kswapd (pgsteal_direct + pgsteal_kswapd; the
+ * anonymous pages are mlocked, so they are file pages), may exceed the
+ * pipes' pages by at most 64 MiB. FILE's resident pages (mincore) are
+ * reported beside it. A result that depends on counts only, not on
+ * time. (2026-12-07, make boot TOPIC=defrag-mode: 2 + 67 MiB reclaimed
+ * for 61 MiB of pipes with the fix; 137 + 219 MiB for 67 MiB, FILE
+ * emptied, without it.)
  *
  * Output: KTAP diagnostics; exit status KSFT_PASS, KSFT_FAIL or
  * KSFT_SKIP (the setup could not be made).
@@ -145,7 +147,7 @@ static unsigned long resident(int fd, unsigned long pages)
 int main(int argc, char **argv)
 {
 	unsigned long fill, file_pages, i, n, anon_pages, pipes, made = 0;
-	unsigned long cached0, direct0, direct, kswapd0, res0, cfail0, stop;
+	unsigned long cached0, direct0, direct, kswapd0, kswapd, res0, cfail0, stop;
 	static unsigned long buf[PAGE / sizeof(unsigned long)];
 	struct rlimit rl;
 	char *anon, *chunk;
@@ -243,18 +245,19 @@ int main(int argc, char **argv)
 			break;
 	}
 	direct = vmstat("pgsteal_direct") - direct0;
+	kswapd = vmstat("pgsteal_kswapd") - kswapd0;
 	ksft_print_msg("%lu of %lu pipes of 64 KiB (%lu MiB): direct reclaim %lu MiB, kswapd %lu MiB; FILE resident %lu -> %lu MiB, Cached %lu -> %lu MiB; compact_fail +%lu\n",
 		       made, pipes, made * PIPE_BYTES / MB, direct * PAGE / MB,
-		       (vmstat("pgsteal_kswapd") - kswapd0) * PAGE / MB,
+		       kswapd * PAGE / MB,
 		       res0 * PAGE / MB, resident(fd, file_pages) * PAGE / MB,
 		       cached0 / MB, meminfo("Cached") / MB, vmstat("compact_fail") - cfail0);
 	if (made < pipes) {
 		ksft_print_msg("pipe %lu: %s\n", made, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if (direct * PAGE > made * PIPE_BYTES + SLACK) {
-		ksft_print_msg("storm: direct reclaim took %lu MiB for %lu MiB of pipes (at most %lu MiB more allowed)\n",
-			       direct * PAGE / MB, made * PIPE_BYTES / MB, SLACK / MB);
+	if ((direct + kswapd) * PAGE > made * PIPE_BYTES + SLACK) {
+		ksft_print_msg("storm: reclaim took %lu MiB for %lu MiB of pipes (at most %lu MiB more allowed)\n",
+			       (direct + kswapd) * PAGE / MB, made * PIPE_BYTES / MB, SLACK / MB);
 		return KSFT_FAIL;
 	}
 	return KSFT_PASS;
