@@ -13,6 +13,17 @@ trap 'git -C "$BASE" worktree prune; rm -rf "$T"' EXIT
 . "$S/ktap.sh"
 check() { local what=$1; shift; if "$@" >>"$T/log" 2>&1; then ok "$what"; else notok "$what"; tail -5 "$T/log" | sed 's/^/# /'; fi; }
 echo "TAP version 13"
+# The fixtures below run check.sh on empty caches: its free-disk guard
+# for a cold start must not depend on this machine's disk (tested apart).
+export MM_DISK_NEED_GB=0
+disk_guard() {
+	local d=$T/diskguard
+	mkdir -p "$d"
+	! MM_CACHE=$d/cache MM_OUT=$d/out MM_DISK_NEED_GB=1000000 bash "$S/check.sh" >"$d/o" 2>&1 &&
+		grep -q "make check from an empty cache ($d/cache) needs about 1000000 GB free there" "$d/o" &&
+		[ ! -e "$d/out/check" ]
+}
+check "make check from an empty cache refuses to start on too little disk, naming the need" disk_guard
 
 unknown() { ! bash "$S/import.sh" no-such-topic >"$T/o" 2>&1 && grep -q "unknown topic 'no-such-topic'; topics are: try-alloc-pages" "$T/o"; }
 check "import refuses an unknown topic and lists the topics" unknown
