@@ -32,12 +32,13 @@
  * reclaim, and kswapd's, which every slowpath pass wakes for a
  * pageblock in defrag_mode. The verdict: the pages reclaimed during
  * step 4, direct and kswapd (pgsteal_direct + pgsteal_kswapd; the
- * anonymous pages are mlocked, so they are file pages), may exceed the
- * pipes' pages by at most 64 MiB. FILE's resident pages (mincore) are
- * reported beside it. A result that depends on counts only, not on
- * time. (2026-12-07, make boot TOPIC=defrag-mode: 2 + 67 MiB reclaimed
- * for 61 MiB of pipes with the fix; 137 + 219 MiB for 67 MiB, FILE
- * emptied, without it.)
+ * anonymous pages are mlocked, so they are file pages), may be at most
+ * twice the pipes' pages and 64 MiB: kswapd reclaims ahead of the
+ * demand, up to its watermark in whole blocks. FILE's resident pages
+ * (mincore) are reported beside it. A result that depends on counts
+ * only, not on time. (2026-12-07, make boot TOPIC=defrag-mode, three
+ * runs with the fix: 2 + 67, 4 + 57 and 0 + 100 MiB reclaimed for 61-62
+ * MiB of pipes; without it 137 + 226 MiB for 64 MiB, FILE emptied.)
  *
  * Output: KTAP diagnostics; exit status KSFT_PASS, KSFT_FAIL or
  * KSFT_SKIP (the setup could not be made).
@@ -255,8 +256,8 @@ int main(int argc, char **argv)
 		ksft_print_msg("pipe %lu: %s\n", made, strerror(errno));
 		return KSFT_FAIL;
 	}
-	if ((direct + kswapd) * PAGE > made * PIPE_BYTES + SLACK) {
-		ksft_print_msg("storm: reclaim took %lu MiB for %lu MiB of pipes (at most %lu MiB more allowed)\n",
+	if ((direct + kswapd) * PAGE > 2 * made * PIPE_BYTES + SLACK) {
+		ksft_print_msg("storm: reclaim took %lu MiB for %lu MiB of pipes (at most twice that and %lu MiB)\n",
 			       (direct + kswapd) * PAGE / MB, made * PIPE_BYTES / MB, SLACK / MB);
 		return KSFT_FAIL;
 	}
