@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "kselftest.h"
+#include "vmstat.h"
 
 #define PAGE		4096UL
 #define MB		(1UL << 20)
@@ -63,39 +64,7 @@
 /* A "Name: value kB" line of /proc/meminfo, in bytes; 0 if missing. */
 static unsigned long meminfo(const char *name)
 {
-	char line[256];
-	size_t len = strlen(name);
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/meminfo", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ':') {
-			v = strtoul(line + len + 1, NULL, 10) * 1024;
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-/* A /proc/vmstat counter; 0 if missing. */
-static unsigned long vmstat(const char *name)
-{
-	char line[256];
-	size_t len = strlen(name);
-	unsigned long v = 0;
-	FILE *f = fopen("/proc/vmstat", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ') {
-			v = strtoul(line + len + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
+	return proc_value("/proc/meminfo", name, ':') * 1024;
 }
 
 /* Sum of the zones' high watermarks, in bytes. */
